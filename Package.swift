@@ -1,0 +1,60 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "DeviceLogin",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "DeviceLogin", targets: ["DeviceLogin"]),
+        .library(name: "DeviceLoginTerminal", targets: ["DeviceLoginTerminal"]),
+        .library(name: "DeviceLoginTesting", targets: ["DeviceLoginTesting"]),
+        .executable(name: "device-login", targets: ["device-login"]),
+        .executable(name: "device-login-bench", targets: ["DeviceLoginBenchmark"]),
+    ],
+    targets: [
+        // System libraries: a module map and a header of inline shims each.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
+        ),
+
+        // Core: protocol values, discovery, the RFC 8628 engine, token state, transports.
+        .target(
+            name: "DeviceLogin",
+            dependencies: [.target(name: "CCurl", condition: .when(platforms: [.linux]))]
+        ),
+        // Terminal rendering: sanitiser, QR matrix, prompt renderer.
+        .target(name: "DeviceLoginTerminal", dependencies: ["DeviceLogin", "CQRencode"]),
+        // Testing kit: mock authorization server, manual clock, in-memory store.
+        .target(name: "DeviceLoginTesting", dependencies: ["DeviceLogin"]),
+        // The CLI: thin commands over the libraries.
+        .executableTarget(
+            name: "device-login",
+            dependencies: ["DeviceLogin", "DeviceLoginTerminal", "DeviceLoginTesting"]
+        ),
+        .executableTarget(
+            name: "DeviceLoginBenchmark",
+            dependencies: ["DeviceLogin", "DeviceLoginTesting"],
+            path: "Benchmarks/DeviceLoginBenchmark"
+        ),
+
+        .testTarget(name: "DeviceLoginTests", dependencies: ["DeviceLogin", "DeviceLoginTesting"]),
+        .testTarget(
+            name: "DeviceLoginTerminalTests",
+            dependencies: ["DeviceLoginTerminal", "DeviceLogin"],
+            resources: [.copy("Snapshots")]
+        ),
+        .testTarget(name: "DeviceLoginTestingTests", dependencies: ["DeviceLoginTesting", "DeviceLogin"]),
+        .testTarget(
+            name: "DeviceLoginCLITests",
+            dependencies: ["device-login", "DeviceLogin", "DeviceLoginTesting"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,135 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// How a client proves who it is at the token endpoint (RFC 6749 §2.3.1).
+public enum ClientAuthentication: Sendable, Hashable {
+    /// A public client: `client_id` in the body, no secret (the usual case for device flows).
+    case none
+    /// `client_secret_basic`: HTTP Basic with the form-encoded client ID and secret.
+    case clientSecretBasic(secret: String)
+    /// `client_secret_post`: `client_id` and `client_secret` in the body.
+    case clientSecretPost(secret: String)
+}
+
+extension ClientAuthentication: CustomStringConvertible {
+    /// The method's name; never the secret.
+    public var description: String {
+        switch self {
+        case .none: return "none"
+        case .clientSecretBasic: return "client_secret_basic"
+        case .clientSecretPost: return "client_secret_post"
+        }
+    }
+}
+
+/// Everything that identifies a client and shapes its requests. A `Sendable` value with documented defaults.
+///
+/// ```swift
+/// let client = ClientConfiguration(clientID: "my-device-app", scopes: ["openid", "offline_access"])
+/// ```
+public struct ClientConfiguration: Sendable, Hashable {
+    /// The scopes asked for by default from an OpenID provider: `openid profile offline_access`.
+    public static let defaultOpenIDScopes = ["openid", "profile", "offline_access"]
+
+    /// The client identifier issued by the authorization server.
+    public var clientID: String
+    /// How the client authenticates. Default ``ClientAuthentication/none``.
+    public var authentication: ClientAuthentication
+    /// The scopes to ask for. `nil` means: ``defaultOpenIDScopes`` when the server is an OpenID provider, none
+    /// otherwise (see ``effectiveScopes(isOpenIDProvider:)``).
+    public var scopes: [String]?
+    /// RFC 8707 resource indicators (absolute URIs) sent with the device authorization and token requests.
+    public var resources: [String]
+    /// Extra form parameters sent with the device authorization request (e.g. Auth0's `audience`).
+    public var additionalParameters: [(String, String)]
+    /// Extra headers sent with every request to the authorization server.
+    public var additionalHeaders: [HTTPHeader]
+    /// Whether plain `http://` endpoints are allowed for hosts that are not loopback. Default false.
+    public var allowInsecureHTTP: Bool
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - clientID: The client identifier.
+    ///   - authentication: Client authentication; default none (a public client).
+    ///   - scopes: Scopes; nil for the default described at ``scopes``.
+    ///   - resources: RFC 8707 resource indicators.
+    ///   - additionalParameters: Extra device authorization request parameters.
+    ///   - additionalHeaders: Extra headers.
+    ///   - allowInsecureHTTP: Allow plain HTTP to hosts that are not loopback.
+    public init(
+        clientID: String,
+        authentication: ClientAuthentication = .none,
+        scopes: [String]? = nil,
+        resources: [String] = [],
+        additionalParameters: [(String, String)] = [],
+        additionalHeaders: [HTTPHeader] = [],
+        allowInsecureHTTP: Bool = false
+    ) {
+        self.clientID = clientID
+        self.authentication = authentication
+        self.scopes = scopes
+        self.resources = resources
+        self.additionalParameters = additionalParameters
+        self.additionalHeaders = additionalHeaders
+        self.allowInsecureHTTP = allowInsecureHTTP
+    }
+
+    /// The scopes to send: the configured ones, else the OpenID default for an OpenID provider, else none.
+    public func effectiveScopes(isOpenIDProvider: Bool) -> [String] {
+        if let scopes { return scopes }
+        return isOpenIDProvider ? Self.defaultOpenIDScopes : []
+    }
+
+    public static func == (lhs: ClientConfiguration, rhs: ClientConfiguration) -> Bool {
+        lhs.clientID == rhs.clientID && lhs.authentication == rhs.authentication && lhs.scopes == rhs.scopes
+            && lhs.resources == rhs.resources && lhs.additionalHeaders == rhs.additionalHeaders
+            && lhs.allowInsecureHTTP == rhs.allowInsecureHTTP
+            && lhs.additionalParameters.elementsEqual(rhs.additionalParameters, by: ==)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(clientID)
+        hasher.combine(scopes)
+        hasher.combine(resources)
+    }
+}
+
+extension ClientConfiguration: CustomStringConvertible {
+    /// A summary without the secret.
+    public var description: String {
+        "ClientConfiguration(clientID: \(clientID), authentication: \(authentication), "
+            + "scopes: \(scopes.map { $0.joined(separator: " ") } ?? "default"), resources: \(resources))"
+    }
+}
+
+extension ClientConfiguration {
+    /// Builds a form POST to a token-style endpoint with this client's authentication (RFC 6749 §2.3.1).
+    ///
+    /// Sends `Accept: application/json` always (GitHub answers form-encoded otherwise).
+    /// - Parameters:
+    ///   - endpoint: The endpoint URL.
+    ///   - parameters: The form parameters, in order, without client authentication.
+    /// - Returns: The request, with `client_id` (and `client_secret` for `client_secret_post`) appended.
+    public func formRequest(to endpoint: URL, parameters: [(String, String)]) -> HTTPRequest {
+        var pairs = parameters
+        var headers = [
+            HTTPHeader("Content-Type", "application/x-www-form-urlencoded"),
+            HTTPHeader("Accept", "application/json"),
+        ]
+        switch authentication {
+        case .none:
+            pairs.append(("client_id", clientID))
+        case .clientSecretPost(let secret):
+            pairs.append(("client_id", clientID))
+            pairs.append(("client_secret", secret))
+        case .clientSecretBasic(let secret):
+            let credentials = "\(FormEncoding.escape(clientID)):\(FormEncoding.escape(secret))"
+            headers.append(HTTPHeader("Authorization", "Basic \(Data(credentials.utf8).base64EncodedString())"))
+        }
+        headers.append(contentsOf: additionalHeaders)
+        return HTTPRequest(method: .post, url: endpoint, headers: headers, body: Data(FormEncoding.encode(pairs).utf8))
+    }
+}

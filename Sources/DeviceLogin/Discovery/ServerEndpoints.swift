@@ -1,0 +1,77 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The endpoints a device-flow client talks to, from discovery or given by hand.
+public struct ServerEndpoints: Sendable, Hashable, Codable {
+    /// The issuer identifier, when known.
+    public var issuer: String?
+    /// The device authorization endpoint (RFC 8628 §3.1).
+    public var deviceAuthorization: URL
+    /// The token endpoint (RFC 6749 §3.2).
+    public var token: URL
+    /// The revocation endpoint (RFC 7009), if any.
+    public var revocation: URL?
+    /// The userinfo endpoint (OpenID Connect Core §5.3), if any.
+    public var userinfo: URL?
+    /// Whether the server is an OpenID provider (decides the default scopes and ID-token handling).
+    public var isOpenIDProvider: Bool
+
+    /// Creates endpoints by hand.
+    public init(
+        issuer: String? = nil,
+        deviceAuthorization: URL,
+        token: URL,
+        revocation: URL? = nil,
+        userinfo: URL? = nil,
+        isOpenIDProvider: Bool = false
+    ) {
+        self.issuer = issuer
+        self.deviceAuthorization = deviceAuthorization
+        self.token = token
+        self.revocation = revocation
+        self.userinfo = userinfo
+        self.isOpenIDProvider = isOpenIDProvider
+    }
+
+    /// Takes the endpoints from discovered metadata, letting endpoints given by hand fill or override them.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/discovery`` when the device authorization or
+    ///   token endpoint is neither in the metadata nor given.
+    public init(
+        metadata: AuthorizationServerMetadata,
+        deviceAuthorization overrideDevice: URL? = nil,
+        token overrideToken: URL? = nil
+    ) throws {
+        func url(_ text: String?) -> URL? { text.flatMap { URL(string: $0) } }
+        guard let device = overrideDevice ?? url(metadata.deviceAuthorizationEndpoint) else {
+            throw DeviceLoginError(
+                .discovery, "the server's metadata names no device_authorization_endpoint",
+                hint: "give the endpoint by hand (--device-authorization-endpoint)"
+            )
+        }
+        guard let token = overrideToken ?? url(metadata.tokenEndpoint) else {
+            throw DeviceLoginError(
+                .discovery, "the server's metadata names no token_endpoint",
+                hint: "give the endpoint by hand (--token-endpoint)"
+            )
+        }
+        self.init(
+            issuer: metadata.issuer, deviceAuthorization: device, token: token,
+            revocation: url(metadata.revocationEndpoint), userinfo: url(metadata.userinfoEndpoint),
+            isOpenIDProvider: metadata.isOpenIDProvider
+        )
+    }
+
+    /// Checks every endpoint against the HTTPS policy (``EndpointPolicy``).
+    public func check(allowInsecureHTTP: Bool) throws {
+        for url in [deviceAuthorization, token] + [revocation, userinfo].compactMap({ $0 }) {
+            do {
+                try EndpointPolicy.check(url, allowInsecureHTTP: allowInsecureHTTP)
+            } catch let error as TransportError {
+                throw DeviceLoginError(.insecureEndpoint, error.message, transportError: error)
+            }
+        }
+    }
+}

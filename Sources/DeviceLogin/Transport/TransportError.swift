@@ -1,0 +1,69 @@
+/// A failure below HTTP: no usable response was received.
+///
+/// A struct over a private enum so that new kinds never break callers. Compare with the static members:
+/// `error.kind == .timedOut`.
+public struct TransportError: Error, Sendable, Hashable {
+    /// What went wrong, as an open set of kinds.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Code: Hashable, Sendable {
+            case dnsFailure, connectionFailed, timedOut, tlsFailure, responseTooLarge, insecureURL
+            case invalidResponse, other
+        }
+        private let code: Code
+
+        /// The host name could not be resolved.
+        public static let dnsFailure = Kind(code: .dnsFailure)
+        /// The connection was refused, reset or dropped.
+        public static let connectionFailed = Kind(code: .connectionFailed)
+        /// The connect or total timeout elapsed.
+        public static let timedOut = Kind(code: .timedOut)
+        /// The TLS handshake or certificate verification failed.
+        public static let tlsFailure = Kind(code: .tlsFailure)
+        /// The response body was larger than the configured limit.
+        public static let responseTooLarge = Kind(code: .responseTooLarge)
+        /// The URL is plain HTTP to a host that is not loopback, and plain HTTP was not allowed.
+        public static let insecureURL = Kind(code: .insecureURL)
+        /// The peer answered with something that is not HTTP.
+        public static let invalidResponse = Kind(code: .invalidResponse)
+        /// Any other failure.
+        public static let other = Kind(code: .other)
+
+        /// Whether polling may try again after this failure (RFC 8628 §3.5: back off and retry).
+        ///
+        /// DNS, connection and timeout failures are transient; TLS, size, policy and protocol failures are not.
+        public var isTransient: Bool {
+            switch code {
+            case .dnsFailure, .connectionFailed, .timedOut: return true
+            case .tlsFailure, .responseTooLarge, .insecureURL, .invalidResponse, .other: return false
+            }
+        }
+
+        public var description: String {
+            switch code {
+            case .dnsFailure: return "dnsFailure"
+            case .connectionFailed: return "connectionFailed"
+            case .timedOut: return "timedOut"
+            case .tlsFailure: return "tlsFailure"
+            case .responseTooLarge: return "responseTooLarge"
+            case .insecureURL: return "insecureURL"
+            case .invalidResponse: return "invalidResponse"
+            case .other: return "other"
+            }
+        }
+    }
+
+    /// The kind of failure.
+    public var kind: Kind
+    /// A readable message, without secrets (e.g. "could not resolve host auth.example.com").
+    public var message: String
+
+    /// Creates a transport error.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}
+
+extension TransportError: CustomStringConvertible {
+    public var description: String { message }
+}
