@@ -431,6 +431,14 @@ struct CurlTransportTests {
         #expect(CurlLibrary.initializationCount.load(ordering: .relaxed) == 1)
     }
 
+    @Test func defaultTransportOnLinuxIsCurlWithTheGivenOptions() throws {
+        let options = TransportOptions(requestTimeout: 7, caFile: "/etc/ca.pem", userAgent: "tool/1")
+
+        let transport = try #require(DefaultTransport.make(options: options) as? CurlTransport)
+
+        #expect(transport.options == options)
+    }
+
     @Test(arguments: [(0.3, 300), (10, 10_000), (0.0001, 1), (-1, 1), (1e12, Int(Int32.max))])
     func timeoutsBecomeWholeMilliseconds(seconds: Double, milliseconds: Int) {
         #expect(CurlTransfer.milliseconds(seconds) == milliseconds)
