@@ -70,6 +70,12 @@ extension TokenState {
         _ = try await freshAccessToken()
     }
 
+    /// How many callers wait on the refresh in flight (0 when none): lets tests line callers up behind one.
+    var refreshWaiterCount: Int {
+        guard case .refreshing(_, let flight) = phase else { return 0 }
+        return flight.outcome.waiterCount
+    }
+
     /// The token for `resource` (nil: the main one) in `tokens`, whatever its expiry.
     static func token(in tokens: TokenSet, for resource: String?) -> String? {
         guard let resource else { return tokens.accessToken }
