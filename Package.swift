@@ -44,7 +44,9 @@ let package = Package(
             path: "Benchmarks/DeviceLoginBenchmark"
         ),
 
-        .testTarget(name: "DeviceLoginTests", dependencies: ["DeviceLogin", "DeviceLoginTesting"]),
+        .testTarget(name: "DeviceLoginTests", dependencies: ["DeviceLogin", "DeviceLoginTesting", "StoreCrashHelper"]),
+        // A process for FileTokenStore's crash-safety and cross-process lock tests (killed with SIGKILL).
+        .executableTarget(name: "StoreCrashHelper", dependencies: ["DeviceLogin"], path: "Tests/StoreCrashHelper"),
         .testTarget(
             name: "DeviceLoginTerminalTests",
             dependencies: ["DeviceLoginTerminal", "DeviceLogin"],
