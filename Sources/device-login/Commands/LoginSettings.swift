@@ -4,21 +4,17 @@ import FoundationEssentials
 import Foundation
 #endif
 import DeviceLogin
+import DeviceLoginTerminal
 
 /// The `login` options turned into library values: pure, so every rule is tested without a network.
 struct LoginSettings: Sendable, Equatable {
-    /// `--qr auto|always|never`.
-    enum QRChoice: String, Sendable, CaseIterable {
-        case auto, always, never
-    }
-
     var issuer: String?
     var client: ClientConfiguration
     var deviceAuthorizationEndpoint: URL?
     var tokenEndpoint: URL?
     var revocationEndpoint: URL?
     var userinfoEndpoint: URL?
-    var qr: QRChoice
+    var qr: QRMode
     var json: Bool
     var caFile: String?
     var store: Bool
@@ -93,7 +89,7 @@ struct LoginSettings: Sendable, Equatable {
         }
         let scopeWords = options.list("scope").flatMap { $0.split(separator: " ").map(String.init) }
         let qrText = options.value("qr") ?? "auto"
-        guard let qr = QRChoice(rawValue: qrText) else {
+        guard let qr = QRMode(rawValue: qrText) else {
             throw UsageError("--qr must be auto, always or never, not '\(qrText)'", command: command)
         }
         let profile = options.value("profile") ?? "default"

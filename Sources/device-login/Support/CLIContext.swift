@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import DeviceLogin
+import DeviceLoginTerminal
 
 /// What a command may touch: the environment, the two output streams, and factories for the parts that tests
 /// replace (transport, clock).
@@ -14,6 +15,8 @@ struct CLIContext: Sendable {
     var stdout: TextSink
     /// Standard error: the prompt, progress and errors.
     var stderr: TextSink
+    /// What the terminal behind stderr can show.
+    var terminal: TerminalCapabilities
     /// Makes the HTTP transport for the given options.
     var makeTransport: @Sendable (TransportOptions) -> any HTTPTransport
     /// The clock for waits and deadlines.
