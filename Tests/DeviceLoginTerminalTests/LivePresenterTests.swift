@@ -16,11 +16,11 @@ private final class RecordingOutput: TerminalOutput, @unchecked Sendable {
     }
 
     func write(_ text: String) {
-        lock.withLock { chunks.append(text) }
+        lock.locked { chunks.append(text) }
         sink.yield(text)
     }
 
-    var text: String { lock.withLock { chunks.joined() } }
+    var text: String { lock.locked { chunks.joined() } }
 }
 
 @Suite("LivePresenter")

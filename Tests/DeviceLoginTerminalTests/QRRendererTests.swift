@@ -122,7 +122,9 @@ struct QRRendererTests {
         #expect(laptop == QRRenderer(glyphs: .halfBlocks, paint: .colors))
         #expect(QRRenderer(capabilities: Fixtures.laptopNoColor).paint == .inverseVideo)
         #expect(QRRenderer(capabilities: Fixtures.pipe) == QRRenderer(glyphs: .halfBlocks, paint: .none))
-        #expect(QRRenderer(capabilities: Fixtures.serialConsole) == QRRenderer(glyphs: .ascii, paint: .colors))
+        #expect(QRRenderer(capabilities: Fixtures.serialConsole) == QRRenderer(glyphs: .ascii, paint: .inverseVideo))
+        let asciiColor = TerminalCapabilities(isTerminal: true, isUTF8: false, term: "xterm")
+        #expect(QRRenderer(capabilities: asciiColor) == QRRenderer(glyphs: .ascii, paint: .colors))
         let dumb = TerminalCapabilities(isTerminal: true, isUTF8: false, term: "dumb")
         #expect(QRRenderer(capabilities: dumb) == QRRenderer(glyphs: .ascii, paint: .none))
     }

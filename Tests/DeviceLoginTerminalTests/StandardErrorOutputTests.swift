@@ -49,6 +49,6 @@ struct StandardErrorOutputTests {
 private final class LockedData: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()  // guarded by `lock`
-    func set(_ value: Data) { lock.withLock { data = value } }
-    func get() -> Data { lock.withLock { data } }
+    func set(_ value: Data) { lock.locked { data = value } }
+    func get() -> Data { lock.locked { data } }
 }

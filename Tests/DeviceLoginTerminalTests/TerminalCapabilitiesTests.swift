@@ -47,6 +47,15 @@ struct TerminalCapabilitiesTests {
         #expect(capabilities(["TERM": "linux"]).allowsColor)
     }
 
+    @Test("A DEC VT model in TERM (a serial console) gets escapes but no colour")
+    func monochrome() {
+        #expect(capabilities(["TERM": "vt220"]).isMonochrome)
+        #expect(!capabilities(["TERM": "vt100"]).allowsColor)
+        #expect(capabilities(["TERM": "vt100"]).allowsEscapes)
+        #expect(capabilities(["TERM": "vt220-color"]).allowsColor)
+        #expect(!capabilities(["TERM": "xterm-256color"]).isMonochrome)
+    }
+
     @Test("A pipe allows no escapes and no colour")
     func pipeAllowsNoEscapes() {
         let pipe = capabilities(["TERM": "xterm"], isTerminal: false)

@@ -24,19 +24,19 @@ final class TestClock: Clock, @unchecked Sendable {
     private var nextID = 0
     private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    var now: Instant { lock.withLock { current } }
+    var now: Instant { lock.locked { current } }
     var minimumResolution: Duration { .zero }
     /// How many tasks are asleep on this clock now.
-    var sleeperCount: Int { lock.withLock { sleepers.count } }
+    var sleeperCount: Int { lock.locked { sleepers.count } }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = lock.withLock {
+        let id = lock.locked {
             nextID += 1
             return nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome: Result<Void, any Error>? = lock.withLock {
+                let outcome: Result<Void, any Error>? = lock.locked {
                     if cancelled.remove(id) != nil { return .failure(CancellationError()) }
                     if deadline <= current { return .success(()) }
                     sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
@@ -49,7 +49,7 @@ final class TestClock: Clock, @unchecked Sendable {
                 }
             }
         } onCancel: {
-            let sleeper: Sleeper? = lock.withLock {
+            let sleeper: Sleeper? = lock.locked {
                 guard let index = sleepers.firstIndex(where: { $0.id == id }) else {
                     cancelled.insert(id)
                     return nil
@@ -62,7 +62,7 @@ final class TestClock: Clock, @unchecked Sendable {
 
     /// Moves time forward and wakes every sleeper whose deadline has come.
     func advance(by duration: Duration) {
-        let due: [Sleeper] = lock.withLock {
+        let due: [Sleeper] = lock.locked {
             current = current.advanced(by: duration)
             let due = sleepers.filter { $0.deadline <= current }
             sleepers.removeAll { $0.deadline <= current }
@@ -74,7 +74,7 @@ final class TestClock: Clock, @unchecked Sendable {
     /// Returns once at least `count` tasks are asleep on this clock.
     func sleepers(atLeast count: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready: Bool = lock.withLock {
+            let ready: Bool = lock.locked {
                 if sleepers.count >= count { return true }
                 waiters.append((count, continuation))
                 return false
@@ -84,7 +84,7 @@ final class TestClock: Clock, @unchecked Sendable {
     }
 
     private func wakeWaiters() {
-        let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
+        let ready: [CheckedContinuation<Void, Never>] = lock.locked {
             let ready = waiters.filter { $0.count <= sleepers.count }.map(\.continuation)
             waiters.removeAll { $0.count <= sleepers.count }
             return ready
