@@ -76,13 +76,20 @@ public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
                     }
                 }
             }
+            var lastTick: Duration?
             // Ends when the flow ends, or at once when this task is cancelled (the stream then yields nil).
             for await input in inputs {
                 let now = start.duration(to: clock.now)
                 switch input {
-                case .event(let event): await write(status.handle(event, at: now))
-                case .tick: await write(status.tick(at: now))
-                case .eventsEnded: break
+                case .event(let event):
+                    await write(status.handle(event, at: now))
+                case .tick:
+                    // Ticks that piled up while a write was blocked (output paused) are drawn once, not in a burst.
+                    if let lastTick, now - lastTick < tickInterval / 2 { continue }
+                    lastTick = now
+                    await write(status.tick(at: now))
+                case .eventsEnded:
+                    break
                 }
                 if status.isFinished || input == .eventsEnded { break }
             }
