@@ -1,3 +1,4 @@
+import Dispatch
 import DeviceLogin
 
 /// Shows a device flow as it happens: the sign-in prompt, then a live status line or plain progress lines.
@@ -75,20 +76,27 @@ public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
                     }
                 }
             }
+            var lastTick: Duration?
             // Ends when the flow ends, or at once when this task is cancelled (the stream then yields nil).
             for await input in inputs {
                 let now = start.duration(to: clock.now)
                 switch input {
-                case .event(let event): write(status.handle(event, at: now))
-                case .tick: write(status.tick(at: now))
-                case .eventsEnded: break
+                case .event(let event):
+                    await write(status.handle(event, at: now))
+                case .tick:
+                    // Ticks that piled up while a write was blocked (output paused) are drawn once, not in a burst.
+                    if let lastTick, now - lastTick < tickInterval / 2 { continue }
+                    lastTick = now
+                    await write(status.tick(at: now))
+                case .eventsEnded:
+                    break
                 }
                 if status.isFinished || input == .eventsEnded { break }
             }
             group.cancelAll()
             sink.finish()
         }
-        write(status.finish())
+        await write(status.finish())
     }
 
     /// Puts the terminal back in order: erases the current line, resets attributes and shows the cursor.
@@ -96,11 +104,20 @@ public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
     /// For an interrupt handler that ends the process while ``run(events:)`` is still drawing. Writes nothing when
     /// the output takes no escapes.
     public func restore() {
-        if capabilities.allowsEscapes { write(LiveStatus.restoreSequence) }
+        if capabilities.allowsEscapes { output.write(LiveStatus.restoreSequence) }
     }
 
-    private func write(_ text: String) {
-        if !text.isEmpty { output.write(text) }
+    /// Writes on the presenter's own queue: `write(2)` to a terminal blocks while output is paused (Ctrl-S, serial
+    /// flow control), and blocking calls must not hold one of the few threads of the cooperative pool.
+    private func write(_ text: String) async {
+        guard !text.isEmpty else { return }
+        let output = self.output
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            outputQueue.async {
+                output.write(text)
+                continuation.resume()
+            }
+        }
     }
 
     /// What the presenter's loop reacts to.
@@ -131,3 +148,6 @@ extension LivePresenter where C == ContinuousClock {
         )
     }
 }
+
+/// The serial queue every presenter writes on, off the cooperative pool, in order.
+private let outputQueue = DispatchQueue(label: "DeviceLoginTerminal.LivePresenter.output")

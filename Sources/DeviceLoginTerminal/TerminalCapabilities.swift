@@ -71,9 +71,18 @@ public struct TerminalCapabilities: Sendable, Hashable {
         isTerminal && !isDumb
     }
 
-    /// Whether colours may be written: escapes are allowed and `NO_COLOR` is not set.
+    /// Whether `TERM` names a DEC VT model (`vt100`, `vt220`, …) without "color": what serial consoles announce.
+    /// Those terminals ignore colours, so black-on-white would come out in the default colours; no colour is
+    /// assumed for them.
+    public var isMonochrome: Bool {
+        guard let term, term.hasPrefix("vt") else { return false }
+        return !term.contains("color")
+    }
+
+    /// Whether colours may be written: escapes are allowed, `NO_COLOR` is not set and `TERM` is not a monochrome
+    /// VT model.
     public var allowsColor: Bool {
-        allowsEscapes && !noColor
+        allowsEscapes && !noColor && !isMonochrome
     }
 
     /// Reads the capabilities of the terminal behind `fileDescriptor` from the system and the environment.
