@@ -5,6 +5,23 @@ import Testing
 @Suite struct TokenStateRefreshTests {
     static let rotated = ScriptedTransport.json(Fixtures.tokenJSON(access: "AT-2", refresh: "RT-2"))
 
+    /// The rotated answer, held until `release` opens.
+    static func rotated(after release: Gate) -> ScriptedTransport.Reply {
+        { request in
+            await release.wait()
+            return try await rotated(request)
+        }
+    }
+
+    /// A harness whose first refresh is answered when `release` opens, loaded, with its token expired.
+    static func expiredHarness(answeringAfter release: Gate, then replies: [ScriptedTransport.Reply] = [])
+        async throws -> TokenStateHarness {
+        let harness = try TokenStateHarness(replies: [rotated(after: release)] + replies)
+        try await harness.state.load()
+        harness.wall.advance(seconds: 3600)
+        return harness
+    }
+
     // MARK: When to refresh
 
     /// The default margin is 60 s: a token with more left is returned as is; at exactly 60 s or less, refreshed.
@@ -62,12 +79,7 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func oneThousandConcurrentCallersShareOneRefresh() async throws {
         let release = Gate()
-        let harness = try TokenStateHarness(replies: [{ request in
-            await release.wait()
-            return try await Self.rotated(request)
-        }])
-        try await harness.state.load()
-        harness.wall.advance(seconds: 3600)
+        let harness = try await Self.expiredHarness(answeringAfter: release)
         let state = harness.state
         let memory = harness.memory
 
@@ -115,12 +127,7 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func aCancelledCallerStopsWaitingButTheRefreshCompletes() async throws {
         let release = Gate()
-        let harness = try TokenStateHarness(replies: [{ request in
-            await release.wait()
-            return try await Self.rotated(request)
-        }])
-        try await harness.state.load()
-        harness.wall.advance(seconds: 3600)
+        let harness = try await Self.expiredHarness(answeringAfter: release)
         let state = harness.state
         let cancelled = Task { try await state.freshAccessToken() }
         let patient = Task { try await state.freshAccessToken() }
@@ -267,14 +274,8 @@ import Testing
 
     @Test func aResourceRefreshWaitsForTheMainOneInsteadOfSpendingTheSameRefreshToken() async throws {
         let release = Gate()
-        let main: ScriptedTransport.Reply = { request in
-            await release.wait()
-            return try await Self.rotated(request)
-        }
         let resource = ScriptedTransport.json(Fixtures.tokenJSON(access: "API-1", refresh: "RT-3"))
-        let harness = try TokenStateHarness(replies: [main, resource])
-        try await harness.state.load()
-        harness.wall.advance(seconds: 3600)
+        let harness = try await Self.expiredHarness(answeringAfter: release, then: [resource])
         let state = harness.state
         let first = Task { try await state.freshAccessToken() }
         while await state.refreshWaiterCount < 1 { await Task.yield() }
