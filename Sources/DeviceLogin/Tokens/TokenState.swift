@@ -36,10 +36,12 @@ import Foundation
 ///
 /// ```swift
 /// let store = try FileTokenStore(environment: ProcessInfo.processInfo.environment)
-/// guard let record = try await store.load(profile: "default") else { throw NotSignedIn() }
-/// let state = TokenState(record: record, client: try record.profile.clientConfiguration(),
-///                        store: store, transport: transport)
-/// let token = try await state.freshAccessToken()
+/// if let record = try await store.load(profile: "default") {
+///     let state = TokenState(record: record, client: try record.profile.clientConfiguration(),
+///                            store: store, transport: transport)
+///     let token = try await state.freshAccessToken()  // no network while the stored token is valid
+///     for await status in await state.states { print(status) }
+/// }
 /// ```
 public actor TokenState {
     /// The session's status as observers see it.

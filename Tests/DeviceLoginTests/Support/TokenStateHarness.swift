@@ -1,6 +1,6 @@
 @testable import DeviceLogin
-import Testing
 import Foundation
+import Testing
 
 /// A ``TokenState`` wired to a scripted transport, an in-memory store (counted) and time the test controls.
 struct TokenStateHarness {
