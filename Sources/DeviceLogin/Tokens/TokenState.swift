@@ -106,16 +106,16 @@ public actor TokenState {
     ///   - client: The client configuration (usually `profile.clientConfiguration()`).
     ///   - store: Where tokens are kept; nil turns persistence off (tokens live in memory only).
     ///   - transport: How requests are sent.
-    ///   - clock: The clock for waiting out `Retry-After`; default `ContinuousClock()`.
-    ///   - now: Wall-clock time, for expiry; default `Date.init`.
+    ///   - clock: The clock for waiting out `Retry-After`; default ``SystemTime/clock``.
+    ///   - now: Wall-clock time, for expiry; default ``SystemTime/now()``.
     ///   - refreshMargin: How long before expiry to refresh; default 60 seconds.
     public init(
         profile: Profile,
         client: ClientConfiguration,
         store: (any TokenStore)?,
         transport: any HTTPTransport,
-        clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = Date.init,
+        clock: any Clock<Duration> = SystemTime.clock,
+        now: @escaping @Sendable () -> Date = SystemTime.now,
         refreshMargin: Duration = .seconds(60)
     ) {
         self.init(
@@ -138,8 +138,8 @@ public actor TokenState {
         client: ClientConfiguration,
         store: (any TokenStore)?,
         transport: any HTTPTransport,
-        clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = Date.init,
+        clock: any Clock<Duration> = SystemTime.clock,
+        now: @escaping @Sendable () -> Date = SystemTime.now,
         refreshMargin: Duration = .seconds(60)
     ) {
         self.init(
