@@ -57,12 +57,12 @@ public struct FileTokenStore: TokenStore {
     /// Creates a store in `directory`, which is created (mode `0700`) on the first write.
     /// - Parameters:
     ///   - directory: An absolute directory path.
-    ///   - clock: The clock the lock waits on; default `ContinuousClock()`.
+    ///   - clock: The clock the lock waits on; default ``SystemTime/clock``.
     ///   - lockTimeout: How long to wait for another process's lock; default 60 seconds (longer than a refresh
     ///     request may take).
     public init(
         directory: String,
-        clock: any Clock<Duration> = ContinuousClock(),
+        clock: any Clock<Duration> = SystemTime.clock,
         lockTimeout: Duration = .seconds(60)
     ) {
         var path = directory
@@ -80,7 +80,7 @@ public struct FileTokenStore: TokenStore {
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` when no directory can be named.
     public init(
         environment: [String: String],
-        clock: any Clock<Duration> = ContinuousClock(),
+        clock: any Clock<Duration> = SystemTime.clock,
         lockTimeout: Duration = .seconds(60)
     ) throws {
         self.init(directory: try Self.defaultDirectory(environment: environment), clock: clock,

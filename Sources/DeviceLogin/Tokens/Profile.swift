@@ -205,6 +205,7 @@ extension Profile: Codable {
         )
     }
 
+    /// Writes the profile; the secret only when it is stored, defaults left out.
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)

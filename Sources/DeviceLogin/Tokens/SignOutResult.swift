@@ -17,6 +17,7 @@ public struct SignOutResult: Sendable, Hashable {
         /// The access token for one RFC 8707 resource.
         case resourceAccessToken(resource: String)
 
+        /// The token's name in words, e.g. "refresh token"; never the token.
         public var description: String {
             switch self {
             case .refreshToken: return "refresh token"
@@ -35,6 +36,7 @@ public struct SignOutResult: Sendable, Hashable {
         /// No request was sent, for the reason given (the server has no revocation endpoint).
         case skipped(reason: String)
 
+        /// The outcome in words.
         public var description: String {
             switch self {
             case .revoked: return "revoked"

@@ -14,6 +14,7 @@ extension TokenSet: Codable {
         case resourceTokens = "resources"
     }
 
+    /// Reads a token set in the stored form.
     public init(from decoder: Decoder) throws {
         let main = try ResourceToken(from: decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -26,6 +27,7 @@ extension TokenSet: Codable {
         )
     }
 
+    /// Writes the token set in the stored form.
     public func encode(to encoder: Encoder) throws {
         let main = ResourceToken(
             accessToken: accessToken, tokenType: tokenType, expiresAt: expiresAt, scope: scope, issuedAt: issuedAt
@@ -47,6 +49,7 @@ extension TokenSet.ResourceToken: Codable {
         case issuedAt = "issued_at"
     }
 
+    /// Reads a resource token in the stored form.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -58,6 +61,7 @@ extension TokenSet.ResourceToken: Codable {
         )
     }
 
+    /// Writes the resource token in the stored form.
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(accessToken, forKey: .accessToken)

@@ -261,6 +261,12 @@ extension TokenState {
             }
             return .refreshed(next)
         case .oauthError(let error):
+            if Self.isServerTrouble(error) {
+                return .failed(DeviceLoginError(
+                    .transport, "the token endpoint failed while refreshing the access token: \(error.summary)",
+                    hint: "the server may be busy or down; try again later", oauthError: error
+                ), keeping: current)
+            }
             guard Self.endsSession(error) else {
                 return .failed(DeviceLoginError.server(error, while: "refreshing the access token"), keeping: current)
             }
@@ -292,11 +298,14 @@ extension TokenState {
     /// `temporarily_unavailable` (sent by some servers at the token endpoint), and `invalid_scope` and
     /// `invalid_target` (RFC 8707), which refuse this request, not the session.
     static func endsSession(_ error: OAuthError) -> Bool {
-        if error.httpStatus >= 500 { return false }
-        let passing: Set<OAuthError.Code> = [
-            .invalidScope, .invalidTarget, "server_error", "temporarily_unavailable",
-        ]
-        return !passing.contains(error.code)
+        !isServerTrouble(error) && error.code != .invalidScope && error.code != .invalidTarget
+    }
+
+    /// Whether an OAuth error reports trouble at the server rather than a verdict on the request: a 5xx status,
+    /// `server_error` or `temporarily_unavailable`. Reported as ``DeviceLoginError/Code/transport``, like a 5xx.
+    static func isServerTrouble(_ error: OAuthError) -> Bool {
+        error.httpStatus >= 500 || error.code.rawValue == "server_error"
+            || error.code.rawValue == "temporarily_unavailable"
     }
 
     /// Removes the stored tokens of an ended session. Called inside the exclusive section. A failure is not

@@ -36,10 +36,12 @@ import Foundation
 ///
 /// ```swift
 /// let store = try FileTokenStore(environment: ProcessInfo.processInfo.environment)
-/// guard let record = try await store.load(profile: "default") else { throw NotSignedIn() }
-/// let state = TokenState(record: record, client: try record.profile.clientConfiguration(),
-///                        store: store, transport: transport)
-/// let token = try await state.freshAccessToken()
+/// if let record = try await store.load(profile: "default") {
+///     let state = TokenState(record: record, client: try record.profile.clientConfiguration(),
+///                            store: store, transport: transport)
+///     let token = try await state.freshAccessToken()  // no network while the stored token is valid
+///     for await status in await state.states { print(status) }
+/// }
 /// ```
 public actor TokenState {
     /// The session's status as observers see it.
@@ -104,16 +106,16 @@ public actor TokenState {
     ///   - client: The client configuration (usually `profile.clientConfiguration()`).
     ///   - store: Where tokens are kept; nil turns persistence off (tokens live in memory only).
     ///   - transport: How requests are sent.
-    ///   - clock: The clock for waiting out `Retry-After`; default `ContinuousClock()`.
-    ///   - now: Wall-clock time, for expiry; default `Date.init`.
+    ///   - clock: The clock for waiting out `Retry-After`; default ``SystemTime/clock``.
+    ///   - now: Wall-clock time, for expiry; default ``SystemTime/now()``.
     ///   - refreshMargin: How long before expiry to refresh; default 60 seconds.
     public init(
         profile: Profile,
         client: ClientConfiguration,
         store: (any TokenStore)?,
         transport: any HTTPTransport,
-        clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = Date.init,
+        clock: any Clock<Duration> = SystemTime.clock,
+        now: @escaping @Sendable () -> Date = SystemTime.now,
         refreshMargin: Duration = .seconds(60)
     ) {
         self.init(
@@ -136,8 +138,8 @@ public actor TokenState {
         client: ClientConfiguration,
         store: (any TokenStore)?,
         transport: any HTTPTransport,
-        clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = Date.init,
+        clock: any Clock<Duration> = SystemTime.clock,
+        now: @escaping @Sendable () -> Date = SystemTime.now,
         refreshMargin: Duration = .seconds(60)
     ) {
         self.init(

@@ -29,7 +29,7 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     var requests: [HTTPRequest] { lock.withLock { recorded } }
 
     /// Replies with `body` as JSON.
-    static func json(_ status: Int = 200, _ body: String, headers: [HTTPHeader] = []) -> Reply {
+    static func json(_ body: String, status: Int = 200, headers: [HTTPHeader] = []) -> Reply {
         { _ in
             HTTPResponse(
                 status: status, headers: [HTTPHeader("Content-Type", "application/json")] + headers,
