@@ -55,7 +55,8 @@ let package = Package(
         .testTarget(name: "DeviceLoginTestingTests", dependencies: ["DeviceLoginTesting", "DeviceLogin"]),
         .testTarget(
             name: "DeviceLoginCLITests",
-            dependencies: ["device-login", "DeviceLogin", "DeviceLoginTesting"]
+            dependencies: ["device-login", "DeviceLogin", "DeviceLoginTesting"],
+            exclude: ["Snapshots"]
         ),
     ],
     swiftLanguageModes: [.v6]

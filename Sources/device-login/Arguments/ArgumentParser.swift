@@ -24,15 +24,15 @@ enum ArgumentParser {
         environment: [String: String] = [:],
         maximumPositionals: Int = 0
     ) throws -> ParsedOptions {
+        if arguments.contains(where: { $0.utf8.count > maximumArgumentLength }) {
+            throw UsageError("an argument is longer than \(maximumArgumentLength) bytes", command: command)
+        }
         var parsed = ParsedOptions()
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
             let word = arguments[index]
             index += 1
-            guard word.utf8.count <= maximumArgumentLength else {
-                throw UsageError("an argument is longer than \(maximumArgumentLength) bytes", command: command)
-            }
             if optionsEnded || !word.hasPrefix("-") || word == "-" {
                 guard parsed.positionals.count < maximumPositionals else {
                     throw UsageError("unexpected argument '\(word)'", command: command)

@@ -34,17 +34,47 @@ enum HelpText {
     /// `device-login <command> --help`.
     static func command(_ command: CommandSpec) -> String {
         var lines = [command.summary, "", "USAGE: " + usage(command), "", "OPTIONS:"]
-        let width = (command.options.map(\.synopsis.count).max() ?? 0) + 2
+        let width = min((command.options.map(\.synopsis.count).max() ?? 0) + 2, maximumSynopsisWidth)
         for option in command.options {
-            var line = "  " + option.synopsis.padding(to: width) + option.help
-            if option.name != "help" { line += " [\(option.environmentVariable)]" }
-            lines.append(line)
+            var help = option.help
+            if option.name != "help" { help += " [$\(option.environmentVariable)]" }
+            let wrapped = wrap(help, width: lineWidth - 2 - width)
+            if option.synopsis.count + 2 > width {
+                lines.append("  " + option.synopsis)
+                lines += wrapped.map { String(repeating: " ", count: 2 + width) + $0 }
+            } else {
+                lines.append("  " + option.synopsis.padding(to: width) + (wrapped.first ?? ""))
+                lines += wrapped.dropFirst().map { String(repeating: " ", count: 2 + width) + $0 }
+            }
         }
         if !command.discussion.isEmpty {
             lines += ["", command.discussion]
         }
         lines += [""] + exitCodes()
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The width help text is wrapped to.
+    static let lineWidth = 100
+    /// The widest option column; longer synopses get a line of their own.
+    static let maximumSynopsisWidth = 26
+
+    /// Splits `text` into lines of at most `width` characters at spaces (a longer word stands alone).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ") {
+            if current.isEmpty {
+                current = String(word)
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = String(word)
+            }
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
     }
 
     /// The one-line usage of a command.

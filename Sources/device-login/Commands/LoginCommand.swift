@@ -12,11 +12,11 @@ enum LoginCommand {
         summary: "Sign in with the OAuth 2.0 device flow and save the tokens as a profile.",
         options: LoginSettings.options,
         discussion: """
-            The sign-in prompt (the code, where to enter it, a QR code) goes to stderr; the result goes to stdout:
-            a short confirmation, or with --json the token response as received plus an absolute expires_at, so
-            `device-login login --json | jq` works. Plain http:// is accepted for loopback hosts only, unless
-            --allow-insecure-http. The tokens are saved to the profile (see `device-login status`) unless
-            --no-store; the client secret only with --store-secret.
+            The sign-in prompt (the code, where to enter it, a QR code) goes to stderr; the result goes to
+            stdout: a short confirmation, or with --json the token response as received plus an absolute
+            expires_at, so `device-login login --json | jq` works. Plain http:// is accepted for loopback
+            hosts only, unless --allow-insecure-http. The tokens are saved to the profile (see
+            `device-login status`) unless --no-store; the client secret only with --store-secret.
 
             Example:
               device-login login --issuer https://auth.example.com --client-id my-device-app

@@ -9,8 +9,9 @@ enum LogoutCommand {
             .flag("local", "Delete the profile without telling the server."),
         ],
         discussion: """
-            The refresh token is revoked first, then the access token. The profile is deleted even when the server
-            cannot be reached; the command then says which tokens stay valid until they expire, and exits 69.
+            The refresh token is revoked first, then the access token. The profile is deleted even when the
+            server cannot be reached; the command then says which tokens stay valid until they expire, and
+            exits 69.
             """,
         run: run
     )
