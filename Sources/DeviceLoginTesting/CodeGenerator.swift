@@ -1,0 +1,64 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Makes device codes, user codes and tokens: random, or the same every run when seeded.
+struct CodeGenerator: RandomNumberGenerator {
+    /// RFC 8628 §6.1's example alphabet: twenty consonants, no vowels (no words) and nothing that looks alike.
+    static let userCodeAlphabet = Array("BCDFGHJKLMNPQRSTVWXZ")
+
+    private var seededState: UInt64?
+    private var system = SystemRandomNumberGenerator()
+
+    /// Creates a generator; with a seed, its output is the same on every run.
+    init(seed: UInt64?) {
+        seededState = seed
+    }
+
+    mutating func next() -> UInt64 {
+        guard var state = seededState else { return system.next() }
+        // SplitMix64: small, fast and good enough for test data.
+        state &+= 0x9E37_79B9_7F4A_7C15
+        seededState = state
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+
+    /// A token of `byteCount` random bytes in base64url without padding (32 bytes: 43 characters).
+    mutating func token(byteCount: Int = 32) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(byteCount + 7)
+        while bytes.count < byteCount {
+            withUnsafeBytes(of: next()) { bytes.append(contentsOf: $0) }
+        }
+        return Base64URL.encode(bytes.prefix(byteCount))
+    }
+
+    /// A user code such as `WDJB-MJHT`: eight letters of ``userCodeAlphabet`` in two groups of four.
+    mutating func userCode() -> String {
+        let letters = (0..<8).map { _ in Self.userCodeAlphabet[Int(next(upperBound: UInt64(20)))] }
+        return String(letters[0..<4]) + "-" + String(letters[4..<8])
+    }
+}
+
+/// Base64url without padding (RFC 4648 §5), as JWTs and tokens use it.
+enum Base64URL {
+    /// Encodes `bytes`.
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        let standard = Data(bytes).base64EncodedString()
+        var text = ""
+        text.reserveCapacity(standard.utf8.count)
+        for character in standard where character != "=" {
+            switch character {
+            case "+": text.append("-")
+            case "/": text.append("_")
+            default: text.append(character)
+            }
+        }
+        return text
+    }
+}

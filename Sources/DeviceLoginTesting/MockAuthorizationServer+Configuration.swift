@@ -1,0 +1,233 @@
+import DeviceLogin
+
+extension MockAuthorizationServer {
+    /// How a mock server is set up: where it lives, whom it knows, what it issues and how it speaks.
+    ///
+    /// Every property has a documented default, so a test states only what it cares about:
+    ///
+    /// ```swift
+    /// var configuration = MockAuthorizationServer.Configuration()
+    /// configuration.dialect = .github
+    /// configuration.defaultScript = .approve(afterPolls: 2)
+    /// let server = MockAuthorizationServer(configuration: configuration, clock: clock)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The client ID of the one client known by default: `test-client`, a public client.
+        public static let defaultClientID = "test-client"
+
+        /// The issuer identifier, which is also the base URL of every endpoint. Default
+        /// `https://auth.example.test`. A ``LoopbackServer`` replaces its scheme, host and port with its own and
+        /// keeps its path.
+        public var issuer: String
+        /// Where each endpoint lives, relative to the issuer's path.
+        public var paths: Paths
+        /// How answers are shaped. Default ``Dialect/standard``.
+        public var dialect: Dialect
+        /// The registered clients and how each must authenticate. Default: one public client,
+        /// ``defaultClientID``.
+        public var clients: [Client]
+        /// The scopes the server knows; another scope is refused with `invalid_scope`. `nil` accepts any scope.
+        /// Default `openid profile email offline_access`.
+        public var supportedScopes: [String]?
+        /// `expires_in` of a device code, in seconds. Default 600.
+        public var deviceCodeLifetime: Int
+        /// The `interval` sent with a device code, in seconds. Default 5. `nil` leaves the field out; then, and
+        /// for 0 or less, the server enforces the RFC 8628 §3.2 default of 5 seconds.
+        public var interval: Int?
+        /// `expires_in` of an access token, in seconds. Default 3600.
+        public var accessTokenLifetime: Int
+        /// Whether token responses carry a refresh token. Default true.
+        public var issuesRefreshTokens: Bool
+        /// Whether a refresh answers with a new refresh token and invalidates the old one (RFC 9700 §4.14).
+        /// Default false.
+        public var rotatesRefreshTokens: Bool
+        /// The person who approves every request.
+        public var user: User
+        /// How ID tokens are signed. They are issued when the scope contains `openid`, except in the GitHub
+        /// dialect. Default HS256 with ``IDTokenSigning/defaultKey``.
+        public var idTokenSigning: IDTokenSigning
+        /// Whether the two discovery documents are served. Default true.
+        public var servesDiscovery: Bool
+        /// Whether discovery names `device_authorization_endpoint`. Default true; false imitates servers that
+        /// leave it out.
+        public var advertisesDeviceAuthorizationEndpoint: Bool
+        /// How much of each request is kept. Default ``Recording/full``.
+        public var recording: Recording
+        /// The most request records kept; later requests are counted but not recorded. Default 1,000,000.
+        public var maximumRecords: Int
+        /// The script of every device code issued from now on (``MockAuthorizationServer/script(deviceCode:_:)``
+        /// changes one code's). Default ``Script/pending``: pending until approved or denied.
+        public var defaultScript: Script
+        /// Faults for device authorization requests, by request number (1-based, counted over the server).
+        public var deviceAuthorizationFaults: [Int: Fault]
+        /// Faults for refresh requests, by request number (1-based, counted over the server). `.oauthError(
+        /// .invalidGrant)` ends a session; `.httpError(status: 503)` is a passing outage.
+        public var refreshFaults: [Int: Fault]
+        /// A delay added to every answer. Default none.
+        public var responseDelay: Duration
+        /// A seed that makes every code and token the same from run to run, for exact wire tests. Default nil:
+        /// random.
+        public var seed: UInt64?
+
+        /// Creates a configuration; every parameter has the default documented on its property.
+        public init(
+            issuer: String = "https://auth.example.test",
+            paths: Paths = Paths(),
+            dialect: Dialect = .standard,
+            clients: [Client] = [Client(id: Configuration.defaultClientID)],
+            supportedScopes: [String]? = ["openid", "profile", "email", "offline_access"],
+            deviceCodeLifetime: Int = 600,
+            interval: Int? = 5,
+            accessTokenLifetime: Int = 3600,
+            issuesRefreshTokens: Bool = true,
+            rotatesRefreshTokens: Bool = false,
+            user: User = User(),
+            idTokenSigning: IDTokenSigning = .hs256(key: IDTokenSigning.defaultKey),
+            servesDiscovery: Bool = true,
+            advertisesDeviceAuthorizationEndpoint: Bool = true,
+            recording: Recording = .full,
+            maximumRecords: Int = 1_000_000,
+            defaultScript: Script = .pending,
+            deviceAuthorizationFaults: [Int: Fault] = [:],
+            refreshFaults: [Int: Fault] = [:],
+            responseDelay: Duration = .zero,
+            seed: UInt64? = nil
+        ) {
+            self.issuer = issuer
+            self.paths = paths
+            self.dialect = dialect
+            self.clients = clients
+            self.supportedScopes = supportedScopes
+            self.deviceCodeLifetime = deviceCodeLifetime
+            self.interval = interval
+            self.accessTokenLifetime = accessTokenLifetime
+            self.issuesRefreshTokens = issuesRefreshTokens
+            self.rotatesRefreshTokens = rotatesRefreshTokens
+            self.user = user
+            self.idTokenSigning = idTokenSigning
+            self.servesDiscovery = servesDiscovery
+            self.advertisesDeviceAuthorizationEndpoint = advertisesDeviceAuthorizationEndpoint
+            self.recording = recording
+            self.maximumRecords = maximumRecords
+            self.defaultScript = defaultScript
+            self.deviceAuthorizationFaults = deviceAuthorizationFaults
+            self.refreshFaults = refreshFaults
+            self.responseDelay = responseDelay
+            self.seed = seed
+        }
+
+        /// The polling interval the server enforces at first: ``interval`` when positive, else 5 seconds.
+        public var enforcedInterval: Duration {
+            guard let interval, interval > 0 else { return .seconds(DeviceAuthorizationResponse.defaultInterval) }
+            return .seconds(interval)
+        }
+    }
+
+    /// Endpoint paths, each appended to the issuer's path (`/token` under `https://host/tenant` is
+    /// `https://host/tenant/token`).
+    ///
+    /// Discovery always lives at the two well-known places for the issuer: `<issuer>/.well-known/
+    /// openid-configuration` and `/.well-known/oauth-authorization-server<issuer path>` (RFC 8414 §3.1).
+    public struct Paths: Sendable, Hashable {
+        /// The device authorization endpoint (RFC 8628 §3.1). Default `/device/code`.
+        public var deviceAuthorization: String
+        /// The token endpoint. Default `/token`.
+        public var token: String
+        /// The revocation endpoint (RFC 7009). Default `/revoke`.
+        public var revocation: String
+        /// The userinfo endpoint (OpenID Connect Core §5.3). Default `/userinfo`.
+        public var userinfo: String
+        /// The verification URI: the approval page. Default `/device`.
+        public var verification: String
+
+        /// Creates paths; every parameter has the default documented on its property.
+        public init(
+            deviceAuthorization: String = "/device/code",
+            token: String = "/token",
+            revocation: String = "/revoke",
+            userinfo: String = "/userinfo",
+            verification: String = "/device"
+        ) {
+            self.deviceAuthorization = deviceAuthorization
+            self.token = token
+            self.revocation = revocation
+            self.userinfo = userinfo
+            self.verification = verification
+        }
+    }
+
+    /// A registered client and the one way it must authenticate (RFC 6749 §2.3.1).
+    ///
+    /// The server refuses any other way with `invalid_client` (HTTP 401), which catches a client that sends its
+    /// secret the wrong way.
+    public struct Client: Sendable, Hashable {
+        /// The client identifier.
+        public var id: String
+        /// How it authenticates: ``ClientAuthentication/none`` for a public client.
+        public var authentication: ClientAuthentication
+
+        /// Creates a client.
+        /// - Parameters:
+        ///   - id: The client identifier.
+        ///   - authentication: How it must authenticate; default none (a public client sending `client_id`).
+        public init(id: String, authentication: ClientAuthentication = .none) {
+            self.id = id
+            self.authentication = authentication
+        }
+    }
+
+    /// The way a provider shapes its answers. The protocol rules enforced are the same in every dialect.
+    public enum Dialect: String, Sendable, Hashable, CaseIterable {
+        /// RFC 8628 and RFC 6749 as written: JSON bodies, errors with HTTP 400 (401 for `invalid_client`).
+        case standard
+        /// GitHub: form-encoded answers unless the request sends `Accept: application/json`; OAuth errors with
+        /// HTTP 200; `slow_down` carries the new `interval`; `token_type` is `bearer`; no
+        /// `verification_uri_complete` and no ID token.
+        case github
+        /// Google: `verification_url` instead of `verification_uri`, no `verification_uri_complete`;
+        /// `authorization_pending` with HTTP 428 and `slow_down` and `access_denied` with HTTP 403.
+        case google
+        /// Microsoft (v1 endpoint): a `message` for the user; `expires_in` and `interval` as strings; no
+        /// `verification_uri_complete`.
+        case microsoft
+    }
+
+    /// The person behind every approval: the claims of the ID token and the userinfo answer.
+    public struct User: Sendable, Hashable {
+        /// `sub`. Default `user-1234`.
+        public var subject: String
+        /// `name`. Default `Ada Lovelace`.
+        public var name: String
+        /// `email`. Default `ada@example.test`.
+        public var email: String
+
+        /// Creates a user; every parameter has the default documented on its property.
+        public init(subject: String = "user-1234", name: String = "Ada Lovelace", email: String = "ada@example.test") {
+            self.subject = subject
+            self.name = name
+            self.email = email
+        }
+    }
+
+    /// How ID tokens are signed. A client does not verify the signature yet; HS256 lets one try.
+    public enum IDTokenSigning: Sendable, Hashable {
+        /// The default HMAC key: `device-login-mock-signing-key`.
+        public static let defaultKey = "device-login-mock-signing-key"
+
+        /// `alg: none` with an empty signature (RFC 7519 §6).
+        case unsigned
+        /// `alg: HS256`, an HMAC-SHA-256 over the UTF-8 bytes of `key`.
+        case hs256(key: String)
+    }
+
+    /// How much of each request the server keeps.
+    public enum Recording: Sendable, Hashable {
+        /// Everything: headers and form fields too.
+        case full
+        /// Time, method, path, endpoint, device code and answer, without headers or form fields: for benchmarks
+        /// with many flows.
+        case summary
+        /// Nothing; counters and RFC violations are still kept.
+        case off
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DeviceLogin
+
+/// Builds the ID tokens the mock server issues (OpenID Connect Core §2): a JWT (RFC 7519) in compact form,
+/// `header.payload.signature`, each part base64url.
+enum MockIDToken {
+    /// The token for `user`, issued by `issuer` to `clientID` at `issuedAt`, living `lifetime` seconds.
+    static func make(
+        issuer: String,
+        clientID: String,
+        user: MockAuthorizationServer.User,
+        issuedAt: Date,
+        lifetime: Int,
+        signing: MockAuthorizationServer.IDTokenSigning
+    ) -> String {
+        let issued = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
+        let claims: JSONObject = [
+            "iss": .string(issuer),
+            "sub": .string(user.subject),
+            "aud": .string(clientID),
+            "iat": .number(Double(issued)),
+            "exp": .number(Double(issued + Int64(lifetime))),
+            "name": .string(user.name),
+            "email": .string(user.email),
+        ]
+        let header: JSONObject
+        switch signing {
+        case .unsigned: header = ["alg": .string("none"), "typ": .string("JWT")]
+        case .hs256: header = ["alg": .string("HS256"), "typ": .string("JWT")]
+        }
+        let signingInput = Base64URL.encode(JSONText.data(header)) + "." + Base64URL.encode(JSONText.data(claims))
+        switch signing {
+        case .unsigned:
+            return signingInput + "."
+        case .hs256(let key):
+            let signature = SHA256.hmac(key: Array(key.utf8), message: Array(signingInput.utf8))
+            return signingInput + "." + Base64URL.encode(signature)
+        }
+    }
+}

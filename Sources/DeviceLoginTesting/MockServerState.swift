@@ -1,0 +1,359 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DeviceLogin
+
+/// Everything a ``MockAuthorizationServer`` knows, and the protocol rules that change it.
+///
+/// A value type mutated under the server's lock, one request at a time, so every rule reads as plain sequential
+/// code. Requests are answered here without waiting; delays are served by the server afterwards.
+struct MockServerState {
+    typealias Server = MockAuthorizationServer
+
+    /// One issued device code.
+    struct DeviceCode {
+        enum Decision { case none, approved, denied }
+
+        var userCode: String
+        var clientID: String
+        var scopes: [String]
+        var resources: [String]
+        var issuedAt: Duration
+        var expiresAt: Duration
+        /// The interval in force: the enforced one plus 5 s per `slow_down`.
+        var interval: Duration
+        var script: Server.Script
+        var polls = 0
+        var lastPollAt: Duration?
+        /// Polls answered but not yet delivered (held back by a delay).
+        var inFlight = 0
+        var decision = Decision.none
+        var consumed = false
+        var forcedExpiry = false
+        var expiryAnswered = false
+
+        func isExpired(at time: Duration) -> Bool {
+            forcedExpiry || time >= expiresAt
+        }
+    }
+
+    /// What one approval granted: refreshing keeps the grant, revoking its refresh token ends it.
+    struct Grant {
+        var clientID: String
+        var scopes: [String]
+        var resources: [String]
+        var refreshToken: String?
+        var accessTokens: Set<String> = []
+    }
+
+    struct AccessToken {
+        var grantID: Int
+        var expiresAt: Duration
+    }
+
+    /// What an incoming request says, decoded once.
+    struct Incoming {
+        var request: HTTPRequest
+        var time: Duration
+        var path: String
+        /// The form fields of a form-encoded body, in order.
+        var form: [(String, String)]
+        /// Whether the body is declared `application/x-www-form-urlencoded`.
+        var isForm: Bool
+
+        init(_ request: HTTPRequest, at time: Duration) {
+            self.request = request
+            self.time = time
+            let path = request.url.path
+            self.path = path.isEmpty ? "/" : path
+            let mediaType = request.header("Content-Type")?.split(separator: ";").first?
+                .filter { $0 != " " }.lowercased()
+            isForm = mediaType == "application/x-www-form-urlencoded"
+            form = isForm ? FormEncoding.decode(request.bodyText) : []
+        }
+
+        /// The first value of form field `name`, when not empty.
+        func value(_ name: String) -> String? {
+            guard let value = form.first(where: { $0.0 == name })?.1, !value.isEmpty else { return nil }
+            return value
+        }
+
+        /// Every value of form field `name`.
+        func values(_ name: String) -> [String] {
+            form.filter { $0.0 == name }.map(\.1)
+        }
+
+        /// Whether the request asks for JSON.
+        var acceptsJSON: Bool {
+            request.header("Accept")?.lowercased().contains("application/json") ?? false
+        }
+    }
+
+    var configuration: Server.Configuration
+    var layout: IssuerLayout
+    var generator: CodeGenerator
+    let wallClock: @Sendable () -> Date
+
+    var deviceCodes: [String: DeviceCode] = [:]
+    /// Device codes in the order issued.
+    var issueOrder: [String] = []
+    /// Normalised user code (upper case, no dashes or spaces) to device code.
+    var userCodes: [String: String] = [:]
+    var grants: [Int: Grant] = [:]
+    var nextGrantID = 0
+    var accessTokens: [String: AccessToken] = [:]
+    var refreshTokens: [String: Int] = [:]
+
+    var records: [Server.RecordedRequest] = []
+    var droppedRecordCount = 0
+    var violations: [Server.Violation] = []
+    var revocations: [Server.Revocation] = []
+    var deviceAuthorizationRequestCount = 0
+    var refreshRequestCount = 0
+
+    init(configuration: Server.Configuration, wallClock: @escaping @Sendable () -> Date) {
+        self.configuration = configuration
+        layout = IssuerLayout(configuration.issuer)
+        generator = CodeGenerator(seed: configuration.seed)
+        self.wallClock = wallClock
+    }
+
+    // MARK: - Requests
+
+    /// Answers one request arriving at `time`, and records it.
+    mutating func process(_ request: HTTPRequest, at time: Duration) -> Reply {
+        let incoming = Incoming(request, at: time)
+        let endpoint = layout.endpoint(for: incoming.path, paths: configuration.paths)
+        var reply: Reply
+        do {
+            switch endpoint {
+            case .openIDConfiguration, .authorizationServerMetadata: reply = discovery(incoming)
+            case .deviceAuthorization: reply = try deviceAuthorization(incoming)
+            case .token: reply = try token(incoming)
+            case .revocation: reply = try revocation(incoming)
+            case .userinfo: reply = userinfo(incoming)
+            case .verificationPage: reply = approvalPage(incoming)
+            case .unknown: reply = WireWriter.plain(status: 404, "Not Found")
+            }
+        } catch {
+            reply = error.reply
+        }
+        reply.delay += configuration.responseDelay
+        if reply.pollNumber != nil, reply.delay > .zero, let code = reply.deviceCode {
+            deviceCodes[code]?.inFlight += 1
+        }
+        record(incoming, endpoint: endpoint, reply: reply)
+        return reply
+    }
+
+    /// Marks a delayed poll as delivered.
+    mutating func finishPoll(deviceCode: String) {
+        deviceCodes[deviceCode]?.inFlight -= 1
+    }
+
+    func writer(for incoming: Incoming) -> WireWriter {
+        WireWriter(dialect: configuration.dialect, acceptsJSON: incoming.acceptsJSON)
+    }
+
+    /// The checks every OAuth POST endpoint makes before reading parameters: the method, the media type, and no
+    /// parameter sent twice (RFC 6749 §3.2: "MUST NOT be included more than once"; `resource` may repeat).
+    func checkOAuthPost(_ incoming: Incoming, _ writer: WireWriter) throws(ReplyError) {
+        guard incoming.request.method == .post else {
+            let allow = [HTTPHeader("Allow", "POST")]
+            throw ReplyError(WireWriter.plain(status: 405, "Method Not Allowed", headers: allow))
+        }
+        guard incoming.isForm else {
+            let reason = "The body must be application/x-www-form-urlencoded."
+            throw ReplyError(writer.oauthError(.invalidRequest, reason))
+        }
+        var seen = Set<String>()
+        for (name, _) in incoming.form where name != "resource" {
+            if !seen.insert(name).inserted {
+                throw ReplyError(writer.oauthError(.invalidRequest, "The parameter \(name) is repeated."))
+            }
+        }
+    }
+
+    /// What a scripted fault does to an answer.
+    enum FaultEffect {
+        case none
+        case replace(Reply)
+        case delay(Duration)
+        case slowDown
+    }
+
+    func effect(of fault: Server.Fault?, _ writer: WireWriter) -> FaultEffect {
+        guard let fault else { return .none }
+        switch fault {
+        case .delay(let delay): return .delay(delay)
+        case .slowDown: return .slowDown
+        default: return writer.reply(for: fault).map(FaultEffect.replace) ?? .none
+        }
+    }
+
+    /// The delay a fault of a counted request (device authorization, refresh) adds; a fault that replaces the
+    /// answer is thrown.
+    func delay(for fault: Server.Fault?, _ writer: WireWriter) throws(ReplyError) -> Duration {
+        switch effect(of: fault, writer) {
+        case .replace(let reply): throw ReplyError(reply)
+        case .delay(let delay): return delay
+        case .slowDown: throw ReplyError(writer.oauthError(.slowDown))
+        case .none: return .zero
+        }
+    }
+
+    // MARK: - Client authentication (RFC 6749 §2.3.1)
+
+    /// The authenticated client's ID, or the `invalid_client` answer (HTTP 401).
+    func authenticateClient(_ incoming: Incoming, _ writer: WireWriter) throws(ReplyError) -> String {
+        let formID = incoming.value("client_id")
+        let formSecret = incoming.value("client_secret")
+        if let header = incoming.request.header("Authorization"), header.lowercased().hasPrefix("basic ") {
+            let challenge = [HTTPHeader("WWW-Authenticate", #"Basic realm="mock""#)]
+            guard let (id, secret) = Self.basicCredentials(header),
+                  let client = configuration.clients.first(where: { $0.id == id }),
+                  client.authentication == .clientSecretBasic(secret: secret),
+                  formSecret == nil, formID == nil || formID == id else {
+                throw ReplyError(writer.oauthError(
+                    .invalidClient, "Client authentication failed.", status: 401, headers: challenge
+                ))
+            }
+            return id
+        }
+        guard let id = formID, let client = configuration.clients.first(where: { $0.id == id }) else {
+            throw ReplyError(writer.oauthError(.invalidClient, "Unknown client.", status: 401))
+        }
+        switch client.authentication {
+        case .none where formSecret == nil:
+            return id
+        case .clientSecretPost(let secret) where formSecret == secret:
+            return id
+        default:
+            throw ReplyError(writer.oauthError(.invalidClient, "Client authentication failed.", status: 401))
+        }
+    }
+
+    /// The client ID and secret of an HTTP Basic header, each form-decoded (RFC 6749 §2.3.1).
+    static func basicCredentials(_ header: String) -> (String, String)? {
+        let encoded = header.dropFirst("basic ".count).filter { $0 != " " }
+        guard let data = Data(base64Encoded: String(encoded)),
+              let text = String(data: data, encoding: .utf8),
+              let colon = text.firstIndex(of: ":") else { return nil }
+        return (FormEncoding.unescape(text[..<colon]), FormEncoding.unescape(text[text.index(after: colon)...]))
+    }
+
+    // MARK: - Device authorization (RFC 8628 §3.1, §3.2)
+
+    mutating func deviceAuthorization(_ incoming: Incoming) throws(ReplyError) -> Reply {
+        let writer = writer(for: incoming)
+        try checkOAuthPost(incoming, writer)
+        deviceAuthorizationRequestCount += 1
+        let delay = try delay(for: configuration.deviceAuthorizationFaults[deviceAuthorizationRequestCount], writer)
+        let clientID = try authenticateClient(incoming, writer)
+        let scopes = incoming.value("scope")?.split(separator: " ").map(String.init) ?? []
+        try checkScopes(scopes, writer)
+        let resources = incoming.values("resource")
+        try checkResources(resources, writer)
+
+        let deviceCode = generator.token()
+        var userCode = generator.userCode()
+        while userCodes[Self.normalise(userCode)] != nil { userCode = generator.userCode() }
+        deviceCodes[deviceCode] = DeviceCode(
+            userCode: userCode, clientID: clientID, scopes: scopes, resources: resources,
+            issuedAt: incoming.time, expiresAt: incoming.time + .seconds(configuration.deviceCodeLifetime),
+            interval: configuration.enforcedInterval, script: configuration.defaultScript
+        )
+        issueOrder.append(deviceCode)
+        userCodes[Self.normalise(userCode)] = deviceCode
+
+        var reply = writer.success(deviceAuthorizationObject(deviceCode: deviceCode, userCode: userCode))
+        reply.deviceCode = deviceCode
+        reply.delay = delay
+        return reply
+    }
+
+    /// The device authorization response in the server's dialect.
+    func deviceAuthorizationObject(deviceCode: String, userCode: String) -> JSONObject {
+        let verification = layout.url(configuration.paths.verification)
+        let lifetime = configuration.deviceCodeLifetime
+        var response = DeviceAuthorizationResponse(
+            deviceCode: deviceCode, userCode: userCode, verificationURI: verification,
+            verificationURIComplete: verification + "?user_code=" + FormEncoding.escape(userCode),
+            expiresIn: lifetime, interval: configuration.interval
+        )
+        if configuration.dialect != .standard { response.verificationURIComplete = nil }
+        var object = response.jsonObject
+        switch configuration.dialect {
+        case .standard, .github:
+            break
+        case .google:
+            // Google: `verification_url`.
+            object["verification_url"] = object.removeValue(forKey: "verification_uri")
+        case .microsoft:
+            // Microsoft's v1 endpoint: numbers as strings, and a sentence for the user.
+            object["expires_in"] = .string(String(lifetime))
+            if let interval = configuration.interval { object["interval"] = .string(String(interval)) }
+            object["message"] = .string(
+                "To sign in, use a web browser to open the page \(verification) and enter the code \(userCode) "
+                    + "to authenticate."
+            )
+        }
+        return object
+    }
+
+    func checkScopes(_ scopes: [String], _ writer: WireWriter) throws(ReplyError) {
+        guard let supported = configuration.supportedScopes else { return }
+        if let unknown = scopes.first(where: { !supported.contains($0) }) {
+            throw ReplyError(writer.oauthError(.invalidScope, "The scope \(unknown) is unknown."))
+        }
+    }
+
+    /// RFC 8707 §2: each resource is an absolute URI without a fragment.
+    func checkResources(_ resources: [String], _ writer: WireWriter) throws(ReplyError) {
+        for resource in resources {
+            guard let url = URL(string: resource), url.scheme != nil, url.fragment == nil else {
+                let reason = "The resource \(resource) is not an absolute URI."
+                throw ReplyError(writer.oauthError(.invalidTarget, reason))
+            }
+        }
+    }
+
+    /// A user code as typed: upper case, dashes and spaces removed (RFC 8628 §6.1).
+    static func normalise(_ userCode: String) -> String {
+        String(userCode.uppercased().filter { $0 != "-" && $0 != " " })
+    }
+
+    // MARK: - Records
+
+    mutating func record(_ incoming: Incoming, endpoint: Server.Endpoint, reply: Reply) {
+        guard configuration.recording != .off else { return }
+        guard records.count < configuration.maximumRecords else {
+            droppedRecordCount += 1
+            return
+        }
+        let full = configuration.recording == .full
+        var grantType = incoming.value("grant_type")
+        if grantType == DeviceAccessTokenRequest.grantType { grantType = DeviceAccessTokenRequest.grantType }
+        records.append(Server.RecordedRequest(
+            time: incoming.time,
+            method: incoming.request.method,
+            path: incoming.path,
+            endpoint: endpoint,
+            grantType: endpoint == .token ? grantType : nil,
+            deviceCode: reply.deviceCode,
+            pollNumber: reply.pollNumber,
+            headers: full ? incoming.request.headers : [],
+            formFields: full ? incoming.form.map { Server.RecordedRequest.Field(name: $0.0, value: $0.1) } : [],
+            answer: reply.answer,
+            delay: reply.delay > .zero ? reply.delay : nil
+        ))
+    }
+}
+
+/// A finished answer carried through `Result` by the checks that may refuse a request.
+struct ReplyError: Error {
+    var reply: Reply
+    init(_ reply: Reply) { self.reply = reply }
+}
