@@ -2,8 +2,6 @@
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// A value guarded by a POSIX mutex: the kit's one lock.
