@@ -61,7 +61,8 @@ enum LoginCommand {
 
     /// The confirmation printed on stdout: who signed in where, without any token.
     static func summary(_ result: SignIn.Result, settings: LoginSettings) -> String {
-        let host = result.endpoints.token.host ?? "the server"
+        let token = result.endpoints.token
+        let host = (token.host ?? "the server") + (token.port.map { ":\($0)" } ?? "")
         var line = "Signed in to \(TerminalText.clean(host))"
         if let idToken = result.response.idToken, let claims = try? IDTokenClaims(idToken: idToken) {
             let who = claims.preferredUsername ?? claims.email ?? claims.name ?? claims.subject
