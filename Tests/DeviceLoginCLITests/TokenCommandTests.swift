@@ -1,0 +1,154 @@
+import DeviceLogin
+import DeviceLoginTesting
+import Foundation
+import Testing
+
+/// `device-login token`, `status`, `userinfo` and `logout` as separate processes against the loopback mock.
+@Suite("Session commands of the real binary against the loopback mock", .serialized)
+struct TokenCommandTests {
+    /// Signs in through the library and saves the profile in `home`, the way `login` does.
+    private func signIn(_ server: LoopbackServer, model: MockAuthorizationServer, home: URL, profile: String)
+        async throws -> TokenResponse {
+        let transport = CurlTransport()
+        let endpoints = try model.endpoints()
+        let client = ClientConfiguration(clientID: MockAuthorizationServer.Configuration.defaultClientID)
+        let flow = DeviceFlow(endpoints: endpoints, client: client, transport: transport)
+        let authorization = try await flow.requestAuthorization()
+        #expect(model.approve(deviceCode: authorization.response.deviceCode))
+        let response = try await flow.pollForToken(authorization)
+        let store = FileTokenStore(directory: home.path)
+        let state = TokenState(
+            profile: try Profile(name: profile, issuer: model.issuer, endpoints: endpoints, client: client),
+            client: client, store: store, transport: transport
+        )
+        try await state.store(response)
+        return response
+    }
+
+    /// Makes the stored access token of `profile` look expired an hour ago.
+    private func expire(profile: String, home: URL) async throws {
+        let store = FileTokenStore(directory: home.path)
+        var record = try #require(try await store.load(profile: profile))
+        record.tokens?.expiresAt = Date().addingTimeInterval(-3600)
+        try await store.save(record)
+    }
+
+    private func model(rotating: Bool = true) -> MockAuthorizationServer {
+        MockAuthorizationServer(configuration: MockAuthorizationServer.Configuration(
+            interval: 1, rotatesRefreshTokens: rotating, recording: .summary
+        ))
+    }
+
+    @Test("16 processes on an expired token: exactly one refresh, 16 identical tokens")
+    func sixteenProcesses() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            let first = try await signIn(server, model: model, home: home, profile: "race")
+            try await expire(profile: "race", home: home)
+            #expect(model.refreshRequestCount == 0)
+            let environment = ["DEVICE_LOGIN_HOME": home.path]
+            let running = try (0..<16).map { _ in
+                try BinaryHarness.start(["token", "--profile", "race"], environment: environment)
+            }
+            var outputs: [String] = []
+            for process in running {
+                let result = try await process.finish()
+                #expect(result.status == 0, "stderr: \(result.stderr)")
+                outputs.append(result.stdout)
+            }
+            #expect(model.refreshRequestCount == 1)
+            #expect(Set(outputs).count == 1)
+            let token = try #require(outputs.first).trimmingCharacters(in: .newlines)
+            #expect(!token.isEmpty)
+            #expect(token != first.accessToken)
+            #expect(model.isValid(accessToken: token))
+        }
+    }
+
+    @Test("the fast path: a valid stored token is printed with no request at all")
+    func fastPath() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            let first = try await signIn(server, model: model, home: home, profile: "default")
+            let before = model.requests.count
+            let result = try await BinaryHarness.run(["token"], environment: ["DEVICE_LOGIN_HOME": home.path])
+            #expect(result.status == 0)
+            #expect(result.stdout == first.accessToken + "\n")
+            #expect(result.stderr.isEmpty)
+            #expect(model.requests.count == before)
+
+            let json = try await BinaryHarness.run(["token", "--json"], environment: ["DEVICE_LOGIN_HOME": home.path])
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            #expect(object?["access_token"] as? String == first.accessToken)
+            #expect(object?["expires_at"] is String)
+            #expect(object?["token_type"] as? String == "Bearer")
+
+            // --min-ttl longer than the token's life forces a refresh.
+            let forced = try await BinaryHarness.run(["token", "--min-ttl", "7200"],
+                                                     environment: ["DEVICE_LOGIN_HOME": home.path])
+            #expect(forced.status == 0)
+            #expect(forced.stdout != result.stdout)
+            #expect(model.refreshRequestCount == 1)
+        }
+    }
+
+    @Test("status never prints a token; userinfo; logout revokes refresh then access and deletes the profile")
+    func statusUserinfoLogout() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = model(rotating: false)
+        try await LoopbackServer.withRunning(model: model) { server in
+            let first = try await signIn(server, model: model, home: home, profile: "work")
+            let environment = ["DEVICE_LOGIN_HOME": home.path]
+            let status = try await BinaryHarness.run(["status", "--profile", "work"], environment: environment)
+            #expect(status.status == 0)
+            #expect(status.stdout.hasPrefix("Signed in as ada@example.test"))
+            #expect(status.stdout.contains(home.path))
+            let refresh = try #require(first.refreshToken)
+            for secret in [first.accessToken, refresh, first.idToken ?? "x-none"] {
+                #expect(!status.stdout.contains(secret) && !status.stderr.contains(secret))
+            }
+            let statusJSON = try await BinaryHarness.run(["status", "--profile", "work", "--json"],
+                                                         environment: environment)
+            let object = try JSONSerialization.jsonObject(with: Data(statusJSON.stdout.utf8)) as? [String: Any]
+            #expect(object?["signed_in"] as? Bool == true)
+
+            let info = try await BinaryHarness.run(["userinfo", "--profile", "work", "--json"],
+                                                   environment: environment)
+            #expect(info.status == 0, "stderr: \(info.stderr)")
+            let claims = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any]
+            #expect(claims?["email"] as? String == "ada@example.test")
+
+            let logout = try await BinaryHarness.run(["logout", "--profile", "work"], environment: environment)
+            #expect(logout.status == 0, "stderr: \(logout.stderr)")
+            #expect(logout.stderr.contains("Revoked the refresh token."))
+            #expect(model.revocations.count == 2)
+            #expect(!model.isValid(refreshToken: refresh))
+            #expect(!model.isValid(accessToken: first.accessToken))
+            let after = try await BinaryHarness.run(["status", "--profile", "work"], environment: environment)
+            #expect(after.status == 77)
+        }
+    }
+
+    @Test("an invalid_grant on refresh ends the session: exit 77 and the tokens are gone")
+    func sessionEnded() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            _ = try await signIn(server, model: model, home: home, profile: "default")
+            try await expire(profile: "default", home: home)
+            model.configure { $0.refreshFaults = [1: .oauthError(.invalidGrant)] }
+            let result = try await BinaryHarness.run(["token"], environment: ["DEVICE_LOGIN_HOME": home.path])
+            #expect(result.status == 77)
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.contains("sign in again"))
+            let record = try await FileTokenStore(directory: home.path).load(profile: "default")
+            #expect(record?.tokens == nil)
+        }
+    }
+}
