@@ -44,7 +44,9 @@ let package = Package(
             path: "Benchmarks/DeviceLoginBenchmark"
         ),
 
-        .testTarget(name: "DeviceLoginTests", dependencies: ["DeviceLogin", "DeviceLoginTesting"]),
+        .testTarget(name: "DeviceLoginTests", dependencies: ["DeviceLogin", "DeviceLoginTesting", "StoreCrashHelper"]),
+        // A process for FileTokenStore's crash-safety and cross-process lock tests (killed with SIGKILL).
+        .executableTarget(name: "StoreCrashHelper", dependencies: ["DeviceLogin"], path: "Tests/StoreCrashHelper"),
         .testTarget(
             name: "DeviceLoginTerminalTests",
             dependencies: ["DeviceLoginTerminal", "DeviceLogin"],
@@ -53,7 +55,8 @@ let package = Package(
         .testTarget(name: "DeviceLoginTestingTests", dependencies: ["DeviceLoginTesting", "DeviceLogin"]),
         .testTarget(
             name: "DeviceLoginCLITests",
-            dependencies: ["device-login", "DeviceLogin", "DeviceLoginTesting"]
+            dependencies: ["device-login", "DeviceLogin", "DeviceLoginTesting"],
+            exclude: ["Snapshots"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -38,4 +38,27 @@ static inline CURLcode dl_curl_getinfo_long(CURL *handle, CURLINFO info, long *v
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLcode dl_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+// CURL_GLOBAL_DEFAULT is a macro built from other macros, which Swift does not import.
+static inline CURLcode dl_curl_global_init_default(void) {
+    return curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+// Reads the multi handle's messages and reports the result of the (single) finished transfer, if any.
+// Returns 1 and sets *result when a transfer is done, 0 otherwise. Keeps the CURLMsg union on the C side.
+static inline int dl_curl_multi_finished(CURLM *multi, CURLcode *result) {
+    int remaining = 0;
+    CURLMsg *message;
+    while ((message = curl_multi_info_read(multi, &remaining)) != NULL) {
+        if (message->msg == CURLMSG_DONE) {
+            *result = message->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 #endif

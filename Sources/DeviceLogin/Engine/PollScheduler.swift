@@ -1,0 +1,113 @@
+/// The polling decision: a pure function from (state, outcome, time) to the next step.
+///
+/// The loop in ``DeviceFlow`` is a thin shell around it — sleep, send, await, decide — so every rule of RFC 8628
+/// §3.4–3.5 lives here and is tested with tables.
+public enum PollScheduler {
+    /// Where a flow stands between polls. Times are durations on the flow's clock since the flow started.
+    public struct State: Sendable, Hashable {
+        /// The interval in force (RFC 8628 §3.2 `interval`, grown by `slow_down`).
+        public var interval: Duration
+        /// Failures (transport, 5xx, 429) in a row since the last answer from the server.
+        public var consecutiveFailures: Int
+        /// Polls sent so far.
+        public var attempts: Int
+        /// When the device code expires: no poll at or after it.
+        public var deadline: Duration
+
+        /// Creates a state.
+        public init(interval: Duration, deadline: Duration, consecutiveFailures: Int = 0, attempts: Int = 0) {
+            self.interval = interval
+            self.deadline = deadline
+            self.consecutiveFailures = consecutiveFailures
+            self.attempts = attempts
+        }
+    }
+
+    /// The next step.
+    public enum Decision: Sendable, Hashable {
+        /// Wait `delay`, then poll.
+        case poll(after: Duration)
+        /// Stop with the token.
+        case finish(TokenResponse)
+        /// Stop with the error now.
+        case fail(DeviceLoginError)
+        /// The next poll would fall at or after the deadline: wait until the deadline (`after`), then stop with
+        /// ``DeviceLoginError/Code/expired``.
+        case expire(after: Duration)
+    }
+
+    /// The first step after the device authorization response: wait one interval, then poll.
+    ///
+    /// RFC 8628 §3.4: the client polls "no more often than" every `interval` seconds — the first poll included.
+    public static func start(_ state: State, now: Duration) -> Decision {
+        schedule(state.interval, state: state, now: now)
+    }
+
+    /// Decides what follows a poll.
+    /// - Parameters:
+    ///   - state: The state before the poll; updated in place.
+    ///   - outcome: What the poll came to.
+    ///   - now: The time on the flow's clock when the outcome arrived.
+    ///   - policy: Backoff caps.
+    /// - Returns: The next step.
+    public static func decide(
+        _ state: inout State, outcome: PollOutcome, now: Duration, policy: PollingPolicy = PollingPolicy()
+    ) -> Decision {
+        switch outcome {
+        case .token(let token):
+            return .finish(token)
+        case .pending:
+            state.consecutiveFailures = 0
+            return schedule(state.interval, state: state, now: now)
+        case .slowDown(let serverInterval):
+            state.consecutiveFailures = 0
+            // RFC 8628 §3.5: "the interval MUST be increased by 5 seconds for this and all subsequent requests."
+            // GitHub sends a new `interval` with slow_down: take whichever is larger.
+            var grown = state.interval + PollingPolicy.slowDownIncrement
+            if let serverInterval, serverInterval > 0 {
+                grown = max(grown, .seconds(min(serverInterval, 3600)))
+            }
+            state.interval = grown
+            return schedule(grown, state: state, now: now)
+        case .denied(let error):
+            return .fail(DeviceLoginError(
+                .accessDenied, "the sign-in request was denied",
+                hint: "run the command again if that was a mistake", oauthError: error
+            ))
+        case .expired(let error):
+            return .fail(DeviceLoginError(
+                .expired, "the code expired before it was approved",
+                hint: "run the command again to get a new code", oauthError: error
+            ))
+        case .oauthError(let error):
+            return .fail(DeviceLoginError.server(error, while: "the token request"))
+        case .fatal(let error):
+            return .fail(error)
+        case .transient(_, let retryAfterSeconds):
+            state.consecutiveFailures += 1
+            // RFC 8628 §3.5: on a connection timeout the client "MUST reduce its polling frequency before
+            // resuming"; exponential backoff, never sooner than the interval, honouring Retry-After.
+            var delay = backoff(interval: state.interval, failures: state.consecutiveFailures, policy: policy)
+            if let retryAfterSeconds {
+                delay = max(delay, min(.seconds(retryAfterSeconds), policy.maximumRetryAfter))
+            }
+            return schedule(delay, state: state, now: now)
+        }
+    }
+
+    /// The wait after `failures` failures in a row: `interval × 2^failures`, capped at
+    /// ``PollingPolicy/maximumBackoff``, and never less than `interval`.
+    public static func backoff(interval: Duration, failures: Int, policy: PollingPolicy = PollingPolicy()) -> Duration {
+        let exponent = min(max(failures, 0), 16)
+        let grown = interval * (1 << exponent)
+        return max(interval, min(grown, policy.maximumBackoff))
+    }
+
+    /// Polls after `delay` unless that is at or past the deadline.
+    private static func schedule(_ delay: Duration, state: State, now: Duration) -> Decision {
+        if now + delay >= state.deadline {
+            return .expire(after: max(.zero, state.deadline - now))
+        }
+        return .poll(after: delay)
+    }
+}

@@ -1,0 +1,387 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A ``TokenStore`` that keeps one JSON file per profile in a private directory: the default on Linux.
+///
+/// **Where.** `$DEVICE_LOGIN_HOME` when set, else `$XDG_STATE_HOME/device-login`, else
+/// `~/.local/state/device-login` (see ``defaultDirectory(environment:)``). Profile `work` lives in `work.json`,
+/// its lock in `work.lock`.
+///
+/// **Who may read.** The directory is created `0700` and files `0600`. On every read the directory and the
+/// file are checked: a file or directory that other users can access, or that another user owns, is refused
+/// with an error naming it and the `chmod` to run — tokens are never read from a place others could have
+/// read or planted them. Symbolic links are not followed.
+///
+/// **Atomic and durable writes.** A record is written to a new temporary file in the same directory (created
+/// with `O_EXCL`, mode `0600`), flushed with `fsync`, renamed over the old file, and the directory is flushed.
+/// A reader — or a process killed at any moment — sees the old record or the new one, never a mix. A process
+/// killed between the create and the rename can leave a `.<profile>.json.<random>.tmp` file behind; it is
+/// never read.
+///
+/// **Never destroys what it cannot read.** A corrupt, oversized (over ``maximumFileBytes``) or unreadable file is
+/// reported with ``DeviceLoginError/Code/storage``, naming the file and what to do; it is not overwritten or
+/// deleted behind the user's back.
+///
+/// **Cross-process lock.** ``withExclusiveAccess(profile:_:)`` takes a `flock` on `<profile>.lock`. It asks
+/// without waiting (`LOCK_NB`) and sleeps between attempts on the injected clock, so no thread of Swift's
+/// cooperative pool ever blocks on the lock, and cancellation stops the wait. The kernel drops the lock when
+/// its holder dies, so a crash never leaves a stale lock. File I/O runs off the cooperative pool.
+///
+/// ```swift
+/// let store = try FileTokenStore(environment: ProcessInfo.processInfo.environment)
+/// try await store.save(ProfileRecord(profile: profile, tokens: tokens))
+/// let record = try await store.load(profile: profile.name)
+/// ```
+public struct FileTokenStore: TokenStore {
+    /// The largest file read: 1 MiB. A larger one is refused as corrupt.
+    public static let maximumFileBytes = 1 << 20
+    /// The directory name under the XDG state directory: `device-login`.
+    public static let directoryName = "device-login"
+
+    /// The directory holding the profile files.
+    public let directory: String
+    /// How long ``withExclusiveAccess(profile:_:)`` waits for another process before giving up.
+    public let lockTimeout: Duration
+    let clock: any Clock<Duration>
+
+    /// Creates a store in `directory`, which is created (mode `0700`) on the first write.
+    /// - Parameters:
+    ///   - directory: An absolute directory path.
+    ///   - clock: The clock the lock waits on; default ``SystemTime/clock``.
+    ///   - lockTimeout: How long to wait for another process's lock; default 60 seconds (longer than a refresh
+    ///     request may take).
+    public init(
+        directory: String,
+        clock: any Clock<Duration> = SystemTime.clock,
+        lockTimeout: Duration = .seconds(60)
+    ) {
+        var path = directory
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        self.directory = path
+        self.clock = clock
+        self.lockTimeout = lockTimeout
+    }
+
+    /// Creates a store in the directory the environment names (``defaultDirectory(environment:)``).
+    /// - Parameters:
+    ///   - environment: The process environment, e.g. `ProcessInfo.processInfo.environment`.
+    ///   - clock: The clock the lock waits on.
+    ///   - lockTimeout: How long to wait for another process's lock.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` when no directory can be named.
+    public init(
+        environment: [String: String],
+        clock: any Clock<Duration> = SystemTime.clock,
+        lockTimeout: Duration = .seconds(60)
+    ) throws {
+        self.init(directory: try Self.defaultDirectory(environment: environment), clock: clock,
+                  lockTimeout: lockTimeout)
+    }
+
+    /// The store's directory for an environment.
+    ///
+    /// `DEVICE_LOGIN_HOME` when set (used as is); else `$XDG_STATE_HOME/device-login` when `XDG_STATE_HOME` is an
+    /// absolute path (the XDG Base Directory spec says to ignore a relative one); else
+    /// `$HOME/.local/state/device-login`.
+    /// - Parameter environment: The process environment.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` when `DEVICE_LOGIN_HOME` is not
+    ///   absolute, or when neither it nor `HOME` is set.
+    public static func defaultDirectory(environment: [String: String]) throws -> String {
+        if let home = environment["DEVICE_LOGIN_HOME"], !home.isEmpty {
+            guard home.hasPrefix("/") else {
+                throw DeviceLoginError(
+                    .storage, "DEVICE_LOGIN_HOME is not an absolute path: \(home)",
+                    hint: "set DEVICE_LOGIN_HOME to an absolute directory path"
+                )
+            }
+            return home
+        }
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            return join(state, directoryName)
+        }
+        guard let home = environment["HOME"], home.hasPrefix("/") else {
+            throw DeviceLoginError(
+                .storage, "cannot find a directory for tokens: HOME is not set",
+                hint: "set DEVICE_LOGIN_HOME or XDG_STATE_HOME to an absolute directory path"
+            )
+        }
+        return join(join(join(home, ".local"), "state"), directoryName)
+    }
+
+    /// The file holding a profile's record.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name.
+    public func filePath(profile name: String) throws -> String {
+        try Profile.validate(name: name)
+        return Self.join(directory, name + ".json")
+    }
+
+    /// The lock file of a profile.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name.
+    public func lockPath(profile name: String) throws -> String {
+        try Profile.validate(name: name)
+        return Self.join(directory, name + ".lock")
+    }
+
+    /// Reads a profile's record: one open, one `fstat` and one read of the file.
+    public func load(profile name: String) async throws -> ProfileRecord? {
+        let path = try filePath(profile: name)
+        return try await BlockingIO.run { [self] in try readRecord(at: path, profile: name) }
+    }
+
+    /// Replaces a profile's record atomically and durably.
+    public func save(_ record: ProfileRecord) async throws {
+        let path = try filePath(profile: record.name)
+        let bytes = try Self.encode(record, path: path)
+        try await BlockingIO.run { [self] in try writeAtomically(bytes, to: path) }
+    }
+
+    /// Deletes a profile's record (its lock file stays: deleting a lock file others may hold is unsafe).
+    public func remove(profile name: String) async throws {
+        let path = try filePath(profile: name)
+        try await BlockingIO.run { [self] in
+            guard try checkDirectory() else { return }
+            do {
+                if try POSIX.removeFile(path) { try POSIX.flushDirectory(directory) }
+            } catch let error as SystemCallError {
+                throw storageError(error, doing: "delete the token file", path: path)
+            }
+        }
+    }
+
+    /// The names of the profiles with a file in the directory, sorted.
+    public func profileNames() async throws -> [String] {
+        try await BlockingIO.run { [self] in
+            guard try checkDirectory() else { return [] }
+            let entries: [String]
+            do {
+                entries = try POSIX.directoryEntries(directory)
+            } catch let error as SystemCallError {
+                throw storageError(error, doing: "list", path: directory)
+            }
+            return entries.compactMap { entry -> String? in
+                guard entry.hasSuffix(".json") else { return nil }
+                let name = String(entry.dropLast(".json".count))
+                return (try? Profile.validate(name: name)) == nil ? nil : name
+            }.sorted()
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Checks the directory when it exists. Returns false when it does not.
+    func checkDirectory() throws -> Bool {
+        let status: POSIX.Status
+        do {
+            guard let found = try POSIX.pathStatus(directory) else { return false }
+            status = found
+        } catch let error as SystemCallError {
+            throw storageError(error, doing: "inspect the token directory", path: directory)
+        }
+        guard status.type == POSIX.directory else {
+            throw DeviceLoginError(
+                .storage, "the token directory \(directory) is not a directory",
+                hint: "move it aside or set DEVICE_LOGIN_HOME to another directory"
+            )
+        }
+        try checkOwnership(status, path: directory, kind: "token directory", mode: "700")
+        return true
+    }
+
+    private func checkOwnership(_ status: POSIX.Status, path: String, kind: String, mode: String) throws {
+        guard status.owner == POSIX.effectiveUserID else {
+            throw DeviceLoginError(
+                .storage, "the \(kind) \(path) belongs to another user (uid \(status.owner)); refusing to use it",
+                hint: "set DEVICE_LOGIN_HOME to a directory of your own"
+            )
+        }
+        guard status.permissions & 0o077 == 0 else {
+            throw DeviceLoginError(
+                .storage,
+                "the \(kind) \(path) can be accessed by other users (mode \(Self.octal(status.permissions))); "
+                    + "refusing to use it",
+                hint: "run: chmod \(mode) \(path)"
+            )
+        }
+    }
+
+    private func readRecord(at path: String, profile name: String) throws -> ProfileRecord? {
+        guard try checkDirectory() else { return nil }
+        let bytes: [UInt8]
+        do {
+            let fd: Int32
+            do {
+                fd = try POSIX.openFile(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            } catch let error as SystemCallError where error.code == ENOENT {
+                return nil
+            } catch let error as SystemCallError where error.code == ELOOP {
+                throw DeviceLoginError(
+                    .storage, "the token file \(path) is a symbolic link; refusing to follow it",
+                    hint: "replace it with a regular file, or remove it and sign in again"
+                )
+            }
+            defer { POSIX.closeFile(fd) }
+            let status = try POSIX.fileStatus(fd)
+            guard status.type == POSIX.regularFile else {
+                throw DeviceLoginError(
+                    .storage, "the token file \(path) is not a regular file",
+                    hint: "move it aside and sign in again"
+                )
+            }
+            try checkOwnership(status, path: path, kind: "token file", mode: "600")
+            guard status.size <= Self.maximumFileBytes else { throw tooLarge(path) }
+            bytes = try POSIX.readUpTo(fd, limit: Self.maximumFileBytes)
+            guard bytes.count <= Self.maximumFileBytes else { throw tooLarge(path) }
+        } catch let error as SystemCallError {
+            throw storageError(error, doing: "read the token file", path: path)
+        }
+        return try Self.decode(bytes, path: path, profile: name)
+    }
+
+    private func tooLarge(_ path: String) -> DeviceLoginError {
+        DeviceLoginError(
+            .storage, "the token file \(path) is larger than \(Self.maximumFileBytes) bytes; it is not a token file",
+            hint: "move it aside (mv \(path) \(path).bad) and sign in again"
+        )
+    }
+
+    // MARK: - Writing
+
+    /// Creates the directory (and missing parents) with mode `0700`, or checks the existing one.
+    func ensureDirectory() throws {
+        if try checkDirectory() { return }
+        var prefix = ""
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            do {
+                try POSIX.makeDirectory(prefix, mode: 0o700)
+            } catch let error as SystemCallError {
+                throw storageError(error, doing: "create the token directory", path: prefix)
+            }
+        }
+        do {
+            try POSIX.setPermissions(path: directory, 0o700)
+        } catch let error as SystemCallError {
+            throw storageError(error, doing: "set the permissions of", path: directory)
+        }
+        _ = try checkDirectory()
+    }
+
+    private func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        try ensureDirectory()
+        let name = String(path.split(separator: "/").last ?? "")
+        let temporary = Self.join(directory, ".\(name).\(UInt64.random(in: 0...UInt64.max)).tmp")
+        var renamed = false
+        do {
+            let fd = try POSIX.openFile(
+                temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600
+            )
+            defer {
+                POSIX.closeFile(fd)
+                if !renamed { _ = try? POSIX.removeFile(temporary) }
+            }
+            try POSIX.setPermissions(fd, 0o600)
+            try POSIX.writeFully(fd, bytes)
+            try POSIX.flushToDisk(fd)
+            try POSIX.renameFile(temporary, path)
+            renamed = true
+            try POSIX.flushDirectory(directory)
+        } catch let error as SystemCallError {
+            throw storageError(error, doing: "write the token file", path: path)
+        }
+    }
+
+    // MARK: - Encoding
+
+    static func encode(_ record: ProfileRecord, path: String) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            return Array(try encoder.encode(record)) + [UInt8(ascii: "\n")]
+        } catch {
+            throw DeviceLoginError(.storage, "could not encode the record for \(path)")
+        }
+    }
+
+    private struct VersionProbe: Decodable {
+        var version: Int?
+    }
+
+    static func decode(_ bytes: [UInt8], path: String, profile name: String) throws -> ProfileRecord {
+        let data = Data(bytes)
+        let hint = "move it aside (mv \(path) \(path).bad) and sign in again"
+        let decoder = JSONDecoder()
+        guard let probe = try? decoder.decode(VersionProbe.self, from: data) else {
+            throw DeviceLoginError(.storage, "the token file \(path) is corrupt: it is not a JSON object", hint: hint)
+        }
+        if let version = probe.version, version > ProfileRecord.currentVersion {
+            throw DeviceLoginError(
+                .storage,
+                "the token file \(path) has format version \(version), newer than this version understands",
+                hint: "use a newer device-login, or move the file aside and sign in again"
+            )
+        }
+        let record: ProfileRecord
+        do {
+            record = try decoder.decode(ProfileRecord.self, from: data)
+        } catch let error as DeviceLoginError {
+            throw DeviceLoginError(.storage, "the token file \(path) is corrupt: \(error.message)", hint: hint)
+        } catch {
+            throw DeviceLoginError(
+                .storage, "the token file \(path) is corrupt: \(describe(error))", hint: hint
+            )
+        }
+        guard record.name == name else {
+            throw DeviceLoginError(
+                .storage, "the token file \(path) holds profile \"\(record.name)\", not \"\(name)\"", hint: hint
+            )
+        }
+        return record
+    }
+
+    /// A short reason for a decoding failure that shows field names, never values.
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "it cannot be decoded" }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return keys.isEmpty ? "the top level" : keys
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context)
+            return "the field \(key.stringValue) is missing" + (parent == "the top level" ? "" : " in \(parent)")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "\(path(context)) has the wrong type"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "it is not valid JSON" : "\(path(context)) is invalid"
+        @unknown default:
+            return "it cannot be decoded"
+        }
+    }
+
+    // MARK: - Helpers
+
+    func storageError(_ error: SystemCallError, doing action: String, path: String) -> DeviceLoginError {
+        var hint = "check the permissions of \(directory)"
+        if error.code == ENOSPC { hint = "free some disk space" }
+        if error.code == EROFS { hint = "set DEVICE_LOGIN_HOME to a writable directory" }
+        return DeviceLoginError(.storage, "could not \(action) \(path): \(error.reason)", hint: hint)
+    }
+
+    static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    static func octal(_ permissions: UInt32) -> String {
+        let text = String(permissions, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - text.count)) + text
+    }
+}

@@ -1,0 +1,177 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The claims of an OpenID Connect ID token (OpenID Connect Core 1.0 §2 and §5.1).
+///
+/// ``init(idToken:)`` decodes the payload of the JWT; ``validate(issuer:clientID:now:leeway:)`` applies the
+/// checks of §3.1.3.7 that need no key: `iss` equals the issuer, `aud` contains the client ID (and `azp`, when
+/// present, is the client ID), `exp` is in the future.
+///
+/// - Important: The signature is **not verified** yet. OpenID Connect Core §3.1.3.7 (item 6) allows this for an
+///   ID token received directly from the token endpoint over TLS, which is how this library receives them: TLS
+///   server authentication stands in for the signature. Do not use these claims from a token obtained any other
+///   way.
+///
+/// ```swift
+/// let claims = try IDTokenClaims(idToken: tokens.idToken ?? "")
+/// try claims.validate(issuer: "https://auth.example.com", clientID: "cli", now: Date())
+/// print(claims.preferredUsername ?? claims.subject)
+/// ```
+public struct IDTokenClaims: JSONObjectMessage, Hashable {
+    /// The claim names (OpenID Connect Core §2, §5.1).
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case issuer = "iss"
+        case subject = "sub"
+        case audience = "aud"
+        case expiresAt = "exp"
+        case issuedAt = "iat"
+        case authTime = "auth_time"
+        case nonce
+        case authorizedParty = "azp"
+        case name
+        case givenName = "given_name"
+        case familyName = "family_name"
+        case preferredUsername = "preferred_username"
+        case email
+        case emailVerified = "email_verified"
+    }
+
+    /// The longest ID token decoded: 64 KiB (group claims make some large).
+    public static let maximumTokenBytes = 64 * 1024
+    /// The default leeway for `exp`: 60 seconds of clock difference between client and server.
+    public static let defaultLeeway = Duration.seconds(60)
+
+    /// `iss`: who issued the token.
+    public var issuer: String
+    /// `sub`: the user's identifier at the issuer.
+    public var subject: String
+    /// `aud`: the audiences, from a string or an array.
+    public var audience: [String]
+    /// `exp`: when the token expires.
+    public var expiresAt: Date
+    /// `iat`: when it was issued.
+    public var issuedAt: Date
+    /// `auth_time`: when the user authenticated, if sent.
+    public var authTime: Date?
+    /// `nonce`, if sent.
+    public var nonce: String?
+    /// `azp`: the party the token was issued to, if sent.
+    public var authorizedParty: String?
+    /// `name`, if sent.
+    public var name: String?
+    /// `given_name`, if sent.
+    public var givenName: String?
+    /// `family_name`, if sent.
+    public var familyName: String?
+    /// `preferred_username`, if sent.
+    public var preferredUsername: String?
+    /// `email`, if sent.
+    public var email: String?
+    /// `email_verified`, if sent.
+    public var emailVerified: Bool?
+    /// Every other claim, as sent.
+    public var additionalClaims: JSONObject
+
+    /// Decodes the payload of an ID token, without checking it.
+    /// - Parameter idToken: The JWT in compact serialization.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidIDToken`` when it is not a JWT, is
+    ///   longer than ``maximumTokenBytes``, or lacks a required claim.
+    public init(idToken: String) throws {
+        let jwt = try CompactJWT(idToken, maximumBytes: Self.maximumTokenBytes)
+        try self.init(jsonObject: jwt.payload)
+    }
+
+    /// Reads claims from a decoded payload.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidIDToken`` naming a missing claim.
+    public init(jsonObject object: JSONObject) throws {
+        func required<Value>(_ key: CodingKeys, _ value: Value?) throws -> Value {
+            guard let value else {
+                throw DeviceLoginError(.invalidIDToken, "the ID token has no \(key.rawValue) claim")
+            }
+            return value
+        }
+        issuer = try required(.issuer, object.string(CodingKeys.issuer.rawValue))
+        subject = try required(.subject, object.string(CodingKeys.subject.rawValue))
+        audience = try required(.audience, object[CodingKeys.audience.rawValue]?.stringListValue)
+        expiresAt = try required(.expiresAt, object.date(CodingKeys.expiresAt.rawValue))
+        issuedAt = try required(.issuedAt, object.date(CodingKeys.issuedAt.rawValue))
+        authTime = object.date(CodingKeys.authTime.rawValue)
+        nonce = object.string(CodingKeys.nonce.rawValue)
+        authorizedParty = object.string(CodingKeys.authorizedParty.rawValue)
+        name = object.string(CodingKeys.name.rawValue)
+        givenName = object.string(CodingKeys.givenName.rawValue)
+        familyName = object.string(CodingKeys.familyName.rawValue)
+        preferredUsername = object.string(CodingKeys.preferredUsername.rawValue)
+        email = object.string(CodingKeys.email.rawValue)
+        emailVerified = object.bool(CodingKeys.emailVerified.rawValue)
+        additionalClaims = object.excluding(CodingKeys.allCases.map(\.rawValue))
+    }
+
+    /// The claims as a JSON object, unknown claims included.
+    public var jsonObject: JSONObject {
+        var object = additionalClaims
+        object[CodingKeys.issuer.rawValue] = .string(issuer)
+        object[CodingKeys.subject.rawValue] = .string(subject)
+        object[CodingKeys.audience.rawValue] = audience.count == 1
+            ? .string(audience[0]) : .array(audience.map(JSONValue.string))
+        object[CodingKeys.expiresAt.rawValue] = .number(expiresAt.timeIntervalSince1970)
+        object[CodingKeys.issuedAt.rawValue] = .number(issuedAt.timeIntervalSince1970)
+        let optionalStrings: [(CodingKeys, String?)] = [
+            (.nonce, nonce), (.authorizedParty, authorizedParty), (.name, name), (.givenName, givenName),
+            (.familyName, familyName), (.preferredUsername, preferredUsername), (.email, email),
+        ]
+        for (key, value) in optionalStrings {
+            if let value { object[key.rawValue] = .string(value) }
+        }
+        if let authTime { object[CodingKeys.authTime.rawValue] = .number(authTime.timeIntervalSince1970) }
+        if let emailVerified { object[CodingKeys.emailVerified.rawValue] = .bool(emailVerified) }
+        return object
+    }
+
+    /// Applies the checks of OpenID Connect Core §3.1.3.7 that need no key.
+    ///
+    /// The issuer comparison ignores one trailing slash, as discovery does (some providers add or drop it).
+    /// - Parameters:
+    ///   - issuer: The expected issuer; nil skips the check (the issuer is not known).
+    ///   - clientID: The client ID, which `aud` must contain ("MUST reject ... if the ID Token does not list the
+    ///     Client as a valid audience"); when `azp` is present it must equal the client ID.
+    ///   - now: The current time, from the caller's injected clock.
+    ///   - leeway: Clock difference tolerated on `exp`; default ``defaultLeeway``.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidIDToken`` saying which check failed.
+    public func validate(issuer: String?, clientID: String, now: Date, leeway: Duration = defaultLeeway) throws {
+        if let issuer, !Discovery.sameIssuer(self.issuer, issuer) {
+            throw DeviceLoginError(
+                .invalidIDToken, "the ID token was issued by \(self.issuer), not by \(issuer)",
+                hint: "sign in again; if this persists, check the profile's issuer"
+            )
+        }
+        guard audience.contains(clientID) else {
+            throw DeviceLoginError(
+                .invalidIDToken, "the ID token is for \(audience.joined(separator: ", ")), not for client \(clientID)"
+            )
+        }
+        if let authorizedParty, authorizedParty != clientID {
+            throw DeviceLoginError(
+                .invalidIDToken, "the ID token was issued to \(authorizedParty) (azp), not to client \(clientID)"
+            )
+        }
+        // §3.1.3.7 item 9: "The current time MUST be before the time represented by the exp Claim (possibly
+        // allowing for some small leeway to account for clock skew)."
+        guard now < expiresAt.addingTimeInterval(leeway.timeInterval) else {
+            throw DeviceLoginError(
+                .invalidIDToken, "the ID token expired at \(expiresAt.timeIntervalSince1970) (Unix time)",
+                hint: "refresh or sign in again"
+            )
+        }
+    }
+}
+
+extension IDTokenClaims: CustomStringConvertible {
+    /// The issuer, subject and audience; never the token.
+    public var description: String {
+        "IDTokenClaims(iss: \(issuer), sub: \(subject), aud: \(audience), exp: \(expiresAt.timeIntervalSince1970))"
+    }
+}

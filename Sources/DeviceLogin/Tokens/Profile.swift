@@ -1,0 +1,229 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A named sign-in configuration: which server, which client, which scopes. Stored beside its tokens.
+///
+/// A profile is what the CLI's `--profile` names: everything needed to refresh, revoke or call userinfo later
+/// without asking the user again. The client secret is kept only when the user asked for it
+/// (``clientSecret`` is nil otherwise, and the secret must come from elsewhere each time).
+///
+/// Names are checked by ``validate(name:)`` because they become file names: 1 to 64 characters of letters,
+/// digits, `.`, `_`, `-`, `@` and `+`, not starting with `.` or `-`, never containing `..` or `/`.
+///
+/// ```swift
+/// let profile = try Profile(name: "work", issuer: "https://auth.example.com", endpoints: endpoints,
+///                           client: ClientConfiguration(clientID: "cli", scopes: ["openid", "offline_access"]))
+/// let client = try profile.clientConfiguration()
+/// ```
+public struct Profile: Sendable, Hashable {
+    /// How the client authenticates at the token endpoint, without the secret (RFC 6749 §2.3.1).
+    public enum ClientAuthenticationMethod: String, Sendable, Hashable, Codable {
+        /// A public client: `client_id` only.
+        case none
+        /// HTTP Basic with the client ID and secret.
+        case clientSecretBasic = "client_secret_basic"
+        /// `client_id` and `client_secret` in the body.
+        case clientSecretPost = "client_secret_post"
+
+        /// The method of a client configuration.
+        public init(_ authentication: ClientAuthentication) {
+            switch authentication {
+            case .none: self = .none
+            case .clientSecretBasic: self = .clientSecretBasic
+            case .clientSecretPost: self = .clientSecretPost
+            }
+        }
+    }
+
+    /// The name used when none is given: `default`.
+    public static let defaultName = "default"
+    /// The longest profile name accepted: 64 characters.
+    public static let maximumNameLength = 64
+
+    /// The profile's name, valid by ``validate(name:)``.
+    public private(set) var name: String
+    /// The issuer identifier, when known (from discovery or given); ID tokens' `iss` must equal it.
+    public var issuer: String?
+    /// The server's endpoints.
+    public var endpoints: ServerEndpoints
+    /// The client identifier.
+    public var clientID: String
+    /// The scopes asked for; nil for the default described at ``ClientConfiguration/scopes``.
+    public var scopes: [String]?
+    /// RFC 8707 resource indicators asked for at sign-in.
+    public var resources: [String]
+    /// How the client authenticates.
+    public var clientAuthentication: ClientAuthenticationMethod
+    /// The client secret, only when the user asked to store it; never shown by ``description``.
+    public var clientSecret: String?
+    /// Whether plain HTTP was allowed to hosts that are not loopback.
+    public var allowInsecureHTTP: Bool
+
+    /// Creates a profile.
+    /// - Parameters:
+    ///   - name: The profile name; default ``defaultName``.
+    ///   - issuer: The issuer identifier; defaults to the endpoints' issuer.
+    ///   - endpoints: The server's endpoints.
+    ///   - clientID: The client identifier.
+    ///   - scopes: The scopes asked for.
+    ///   - resources: RFC 8707 resource indicators.
+    ///   - clientAuthentication: How the client authenticates.
+    ///   - clientSecret: The secret to store, only if the user asked for it.
+    ///   - allowInsecureHTTP: Whether plain HTTP is allowed to hosts that are not loopback.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name.
+    public init(
+        name: String = Profile.defaultName,
+        issuer: String? = nil,
+        endpoints: ServerEndpoints,
+        clientID: String,
+        scopes: [String]? = nil,
+        resources: [String] = [],
+        clientAuthentication: ClientAuthenticationMethod = .none,
+        clientSecret: String? = nil,
+        allowInsecureHTTP: Bool = false
+    ) throws {
+        try Self.validate(name: name)
+        self.name = name
+        self.issuer = issuer ?? endpoints.issuer
+        self.endpoints = endpoints
+        self.clientID = clientID
+        self.scopes = scopes
+        self.resources = resources
+        self.clientAuthentication = clientAuthentication
+        self.clientSecret = clientSecret
+        self.allowInsecureHTTP = allowInsecureHTTP
+    }
+
+    /// Creates a profile from the client configuration used to sign in.
+    /// - Parameters:
+    ///   - name: The profile name.
+    ///   - issuer: The issuer identifier; defaults to the endpoints' issuer.
+    ///   - endpoints: The server's endpoints.
+    ///   - client: The client configuration.
+    ///   - storingSecret: Whether to keep the client secret in the profile (only when the user asked for it).
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name.
+    public init(
+        name: String = Profile.defaultName,
+        issuer: String? = nil,
+        endpoints: ServerEndpoints,
+        client: ClientConfiguration,
+        storingSecret: Bool = false
+    ) throws {
+        var secret: String?
+        switch client.authentication {
+        case .none: secret = nil
+        case .clientSecretBasic(let value), .clientSecretPost(let value): secret = value
+        }
+        try self.init(
+            name: name, issuer: issuer, endpoints: endpoints, clientID: client.clientID, scopes: client.scopes,
+            resources: client.resources, clientAuthentication: ClientAuthenticationMethod(client.authentication),
+            clientSecret: storingSecret ? secret : nil, allowInsecureHTTP: client.allowInsecureHTTP
+        )
+    }
+
+    /// The client configuration to refresh, revoke and call userinfo with.
+    /// - Parameter secret: The client secret when it is not stored (from the environment or a prompt); a given
+    ///   secret wins over a stored one.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` when the method needs a
+    ///   secret and none is stored or given.
+    public func clientConfiguration(secret: String? = nil) throws -> ClientConfiguration {
+        let authentication: ClientAuthentication
+        switch clientAuthentication {
+        case .none:
+            authentication = .none
+        case .clientSecretBasic, .clientSecretPost:
+            guard let value = secret ?? clientSecret else {
+                throw DeviceLoginError(
+                    .configuration,
+                    "profile \"\(name)\" uses \(clientAuthentication.rawValue) but no client secret is stored",
+                    hint: "give the client secret again"
+                )
+            }
+            authentication = clientAuthentication == .clientSecretBasic
+                ? .clientSecretBasic(secret: value) : .clientSecretPost(secret: value)
+        }
+        return ClientConfiguration(
+            clientID: clientID, authentication: authentication, scopes: scopes, resources: resources,
+            allowInsecureHTTP: allowInsecureHTTP
+        )
+    }
+
+    /// Checks that `name` can name a profile (and so a file).
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` saying what is wrong.
+    public static func validate(name: String) throws {
+        func refuse(_ reason: String) -> DeviceLoginError {
+            DeviceLoginError(
+                .configuration, "invalid profile name \"\(String(name.prefix(maximumNameLength)))\": \(reason)",
+                hint: "use letters, digits, '.', '_', '-', '@' or '+'"
+            )
+        }
+        guard !name.isEmpty else { throw refuse("it is empty") }
+        guard name.count <= maximumNameLength else {
+            throw refuse("it is longer than \(maximumNameLength) characters")
+        }
+        guard !name.contains("/") else { throw refuse("it contains '/'") }
+        guard !name.contains("..") else { throw refuse("it contains '..'") }
+        guard !name.hasPrefix("."), !name.hasPrefix("-") else { throw refuse("it starts with '.' or '-'") }
+        let allowed = name.unicodeScalars.allSatisfy { scalar in
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9", ".", "_", "-", "@", "+": return true
+            default: return false
+            }
+        }
+        guard allowed else { throw refuse("it contains a character that is not allowed") }
+    }
+}
+
+extension Profile: Codable {
+    enum CodingKeys: String, CodingKey {
+        case name, issuer, endpoints
+        case clientID = "client_id"
+        case scopes, resources
+        case clientAuthentication = "client_authentication"
+        case clientSecret = "client_secret"
+        case allowInsecureHTTP = "allow_insecure_http"
+    }
+
+    /// Reads a profile, validating its name.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(
+            name: try container.decode(String.self, forKey: .name),
+            issuer: try container.decodeIfPresent(String.self, forKey: .issuer),
+            endpoints: try container.decode(ServerEndpoints.self, forKey: .endpoints),
+            clientID: try container.decode(String.self, forKey: .clientID),
+            scopes: try container.decodeIfPresent([String].self, forKey: .scopes),
+            resources: try container.decodeIfPresent([String].self, forKey: .resources) ?? [],
+            clientAuthentication: try container.decodeIfPresent(
+                ClientAuthenticationMethod.self, forKey: .clientAuthentication
+            ) ?? .none,
+            clientSecret: try container.decodeIfPresent(String.self, forKey: .clientSecret),
+            allowInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowInsecureHTTP) ?? false
+        )
+    }
+
+    /// Writes the profile; the secret only when it is stored, defaults left out.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encodeIfPresent(issuer, forKey: .issuer)
+        try container.encode(endpoints, forKey: .endpoints)
+        try container.encode(clientID, forKey: .clientID)
+        try container.encodeIfPresent(scopes, forKey: .scopes)
+        if !resources.isEmpty { try container.encode(resources, forKey: .resources) }
+        try container.encode(clientAuthentication, forKey: .clientAuthentication)
+        try container.encodeIfPresent(clientSecret, forKey: .clientSecret)
+        if allowInsecureHTTP { try container.encode(allowInsecureHTTP, forKey: .allowInsecureHTTP) }
+    }
+}
+
+extension Profile: CustomStringConvertible {
+    /// A summary without the client secret.
+    public var description: String {
+        "Profile(name: \(name), issuer: \(issuer ?? "unknown"), clientID: \(clientID), "
+            + "authentication: \(clientAuthentication.rawValue), secretStored: \(clientSecret == nil ? "no" : "yes"))"
+    }
+}

@@ -1,0 +1,191 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The tokens of one signed-in session, with absolute expiry times.
+///
+/// Built from a ``TokenResponse`` and the moment it arrived (from an injected `now`): `expires_in` is relative on
+/// the wire (RFC 6749 §5.1), so the absolute ``expiresAt`` is computed once, when the response is stored, and the
+/// set stays meaningful after it is written to disk and read back by another process.
+///
+/// Access tokens for other resources (RFC 8707), obtained by refreshing with a `resource` parameter, are kept in
+/// ``resourceTokens`` beside the main one.
+///
+/// The ``description`` never shows a token:
+/// ```swift
+/// let tokens = TokenSet(response: response, receivedAt: now())
+/// print(tokens)  // TokenSet(tokenType: Bearer, expiresAt: ..., refreshToken: yes, idToken: yes, ...)
+/// ```
+public struct TokenSet: Sendable, Hashable {
+    /// An access token restricted to one resource (RFC 8707 §2.2), with its own expiry and scope.
+    public struct ResourceToken: Sendable, Hashable {
+        /// The access token.
+        public var accessToken: String
+        /// `token_type` as sent.
+        public var tokenType: String
+        /// When the token expires, or nil when the server did not say (`expires_in` absent).
+        public var expiresAt: Date?
+        /// The granted scope (space-separated), when the server sent one.
+        public var scope: String?
+        /// When the token was received.
+        public var issuedAt: Date
+
+        /// Creates a resource token.
+        /// - Parameters:
+        ///   - accessToken: The token.
+        ///   - tokenType: `token_type`; default `Bearer`.
+        ///   - expiresAt: The absolute expiry, if known.
+        ///   - scope: The granted scope.
+        ///   - issuedAt: When it was received.
+        public init(
+            accessToken: String, tokenType: String = "Bearer", expiresAt: Date?, scope: String? = nil,
+            issuedAt: Date
+        ) {
+            self.accessToken = accessToken
+            self.tokenType = tokenType
+            self.expiresAt = expiresAt
+            self.scope = scope
+            self.issuedAt = issuedAt
+        }
+
+        /// Builds a resource token from a refresh response received at `now`.
+        public init(response: TokenResponse, receivedAt now: Date) {
+            self.init(
+                accessToken: response.accessToken, tokenType: response.tokenType,
+                expiresAt: TokenSet.expiry(of: response, receivedAt: now), scope: response.scope, issuedAt: now
+            )
+        }
+    }
+
+    /// The access token.
+    public var accessToken: String
+    /// `token_type` as sent (compare with ``isBearer``).
+    public var tokenType: String
+    /// When the access token expires: the arrival time plus `expires_in`. Nil when the server sent no
+    /// `expires_in`; such a token is used until a resource server rejects it.
+    public var expiresAt: Date?
+    /// The refresh token, if the server issued one.
+    public var refreshToken: String?
+    /// The OpenID Connect ID token, if the server issued one.
+    public var idToken: String?
+    /// The granted scope, space-separated, as last sent by the server.
+    public var scope: String?
+    /// When the access token was received.
+    public var issuedAt: Date
+    /// Access tokens for other resources (RFC 8707), keyed by the resource indicator (an absolute URI).
+    public var resourceTokens: [String: ResourceToken]
+
+    /// Creates a token set.
+    /// - Parameters:
+    ///   - accessToken: The access token.
+    ///   - tokenType: `token_type`; default `Bearer`.
+    ///   - expiresAt: The absolute expiry of the access token, if known.
+    ///   - refreshToken: The refresh token.
+    ///   - idToken: The ID token.
+    ///   - scope: The granted scope.
+    ///   - issuedAt: When the access token was received.
+    ///   - resourceTokens: Access tokens for other resources.
+    public init(
+        accessToken: String,
+        tokenType: String = "Bearer",
+        expiresAt: Date?,
+        refreshToken: String? = nil,
+        idToken: String? = nil,
+        scope: String? = nil,
+        issuedAt: Date,
+        resourceTokens: [String: ResourceToken] = [:]
+    ) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresAt = expiresAt
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.scope = scope
+        self.issuedAt = issuedAt
+        self.resourceTokens = resourceTokens
+    }
+
+    /// Builds a token set from a token response received at `now`.
+    /// - Parameters:
+    ///   - response: The token endpoint's response (device grant or refresh).
+    ///   - now: When the response arrived, from the caller's injected `now`.
+    public init(response: TokenResponse, receivedAt now: Date) {
+        self.init(
+            accessToken: response.accessToken, tokenType: response.tokenType,
+            expiresAt: Self.expiry(of: response, receivedAt: now), refreshToken: response.refreshToken,
+            idToken: response.idToken, scope: response.scope, issuedAt: now
+        )
+    }
+
+    /// Whether `token_type` is `Bearer`, in any case (RFC 6749 §5.1).
+    public var isBearer: Bool { tokenType.lowercased() == "bearer" }
+
+    /// The granted scopes as a list.
+    public var scopes: [String] { scope?.split(separator: " ").map(String.init) ?? [] }
+
+    /// The main access token when it stays valid until after `date`; nil when it expires by then.
+    ///
+    /// A token without a known expiry counts as valid.
+    public func accessToken(validAfter date: Date) -> String? {
+        guard let expiresAt else { return accessToken }
+        return expiresAt > date ? accessToken : nil
+    }
+
+    /// The access token for `resource` when it stays valid until after `date`; nil otherwise or when there is none.
+    public func accessToken(for resource: String, validAfter date: Date) -> String? {
+        guard let token = resourceTokens[resource] else { return nil }
+        guard let expiresAt = token.expiresAt else { return token.accessToken }
+        return expiresAt > date ? token.accessToken : nil
+    }
+
+    /// The set after a refresh of the main access token (RFC 6749 §6).
+    ///
+    /// The access token, type, expiry and issue time are replaced. A response without `refresh_token` keeps the
+    /// old one (the server did not rotate it); one without `id_token` or `scope` keeps the old value too.
+    /// Resource tokens are kept: they were issued separately and stay valid until they expire.
+    /// - Parameters:
+    ///   - response: The refresh response.
+    ///   - now: When it arrived.
+    public func refreshed(with response: TokenResponse, receivedAt now: Date) -> TokenSet {
+        var next = self
+        next.accessToken = response.accessToken
+        next.tokenType = response.tokenType
+        next.expiresAt = Self.expiry(of: response, receivedAt: now)
+        next.issuedAt = now
+        next.scope = response.scope ?? scope
+        next.keepRotated(from: response)
+        return next
+    }
+
+    /// The set after a refresh that asked for an access token for `resource` (RFC 8707 §2.2).
+    ///
+    /// Only the resource's entry changes, plus the refresh and ID tokens when the server rotated them.
+    public func refreshed(with response: TokenResponse, for resource: String, receivedAt now: Date) -> TokenSet {
+        var next = self
+        next.resourceTokens[resource] = ResourceToken(response: response, receivedAt: now)
+        next.keepRotated(from: response)
+        return next
+    }
+
+    private mutating func keepRotated(from response: TokenResponse) {
+        if let rotated = response.refreshToken { refreshToken = rotated }
+        if let idToken = response.idToken { self.idToken = idToken }
+    }
+
+    /// `now + expires_in`, or nil without `expires_in`. A negative `expires_in` counts as already expired.
+    static func expiry(of response: TokenResponse, receivedAt now: Date) -> Date? {
+        response.expiresIn.map { now.addingTimeInterval(TimeInterval(max($0, 0))) }
+    }
+}
+
+extension TokenSet: CustomStringConvertible {
+    /// A summary that never shows a token: the type, expiry, which tokens are present, scope and resources.
+    public var description: String {
+        let expiry = expiresAt.map { "\($0.timeIntervalSince1970)" } ?? "unknown"
+        return "TokenSet(tokenType: \(tokenType), expiresAt: \(expiry), "
+            + "refreshToken: \(refreshToken == nil ? "no" : "yes"), idToken: \(idToken == nil ? "no" : "yes"), "
+            + "scope: \(scope ?? "nil"), resources: \(resourceTokens.keys.sorted()))"
+    }
+}

@@ -1,0 +1,317 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension TokenState {
+    /// The longest `Retry-After` honoured before the next refresh: 5 minutes.
+    public static let maximumRetryAfter = Duration.seconds(300)
+
+    /// How a refresh ended, decided while holding the profile's lock.
+    enum RefreshResult: Sendable {
+        /// The server issued new tokens; they are stored.
+        case refreshed(TokenSet)
+        /// No request was needed: another process had refreshed, or the current token is the best there is.
+        case adopted(TokenSet)
+        /// The session is over; the stored tokens are removed.
+        case ended(DeviceLoginError)
+        /// The refresh failed; the session goes on with `keeping`.
+        case failed(any Error, keeping: TokenSet)
+    }
+
+    /// Returns an access token valid for more than ``refreshMargin`` (or `minimumTTL`, when longer), refreshing
+    /// it first when needed.
+    ///
+    /// ```swift
+    /// let token = try await state.freshAccessToken()
+    /// request.headers.append(HTTPHeader("Authorization", "Bearer \(token)"))
+    /// ```
+    /// - Parameter minimumTTL: How long the caller needs the token to stay valid; the margin applies when it is
+    ///   shorter. A refreshed token is returned even if the server made it live less than this.
+    /// - Returns: The access token.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/noSession`` when not signed in,
+    ///   ``DeviceLoginError/Code/sessionEnded`` when the server ended the session (sign in again),
+    ///   ``DeviceLoginError/Code/transport`` when the refresh failed but the session goes on,
+    ///   ``DeviceLoginError/Code/storage``; `CancellationError` as soon as the caller is cancelled.
+    public func freshAccessToken(minimumTTL: Duration = .zero) async throws -> String {
+        try await accessToken(for: nil, minimumTTL: minimumTTL, rejecting: nil)
+    }
+
+    /// Returns an access token for one resource (RFC 8707), refreshing with `resource` when there is no valid one.
+    ///
+    /// Like Logto's `getAccessToken(for:)`: the token is audience-restricted to `resource` and kept in
+    /// ``TokenSet/resourceTokens``.
+    /// - Parameters:
+    ///   - resource: The resource indicator, an absolute URI.
+    ///   - minimumTTL: How long the caller needs the token to stay valid.
+    /// - Returns: The access token for `resource`.
+    /// - Throws: As ``freshAccessToken(minimumTTL:)``; ``DeviceLoginError/Code/oauth`` with `invalid_target` when
+    ///   the server refuses the resource (the session goes on).
+    public func freshAccessToken(for resource: String, minimumTTL: Duration = .zero) async throws -> String {
+        try await accessToken(for: resource, minimumTTL: minimumTTL, rejecting: nil)
+    }
+
+    /// Returns a new access token after a resource server rejected `rejectedToken` (RFC 6750 `invalid_token`).
+    ///
+    /// Refreshes even though the token looks valid — unless another caller or process already replaced it.
+    /// - Parameters:
+    ///   - rejectedToken: The token the resource server rejected.
+    ///   - resource: The resource it was for, or nil for the main access token.
+    /// - Returns: A different access token.
+    /// - Throws: As ``freshAccessToken(minimumTTL:)``.
+    public func freshAccessToken(replacing rejectedToken: String, for resource: String? = nil) async throws -> String {
+        try await accessToken(for: resource, minimumTTL: .zero, rejecting: rejectedToken)
+    }
+
+    /// Refreshes the main access token when it is within ``refreshMargin`` of expiry; does nothing otherwise.
+    /// - Throws: As ``freshAccessToken(minimumTTL:)``.
+    public func refreshAccessTokenIfNeeded() async throws {
+        _ = try await freshAccessToken()
+    }
+
+    /// How many callers wait on the refresh in flight (0 when none): lets tests line callers up behind one.
+    var refreshWaiterCount: Int {
+        guard case .refreshing(_, let flight) = phase else { return 0 }
+        return flight.outcome.waiterCount
+    }
+
+    /// The token for `resource` (nil: the main one) in `tokens`, whatever its expiry.
+    static func token(in tokens: TokenSet, for resource: String?) -> String? {
+        guard let resource else { return tokens.accessToken }
+        return tokens.resourceTokens[resource]?.accessToken
+    }
+
+    /// The token for `resource` in `tokens` when it is valid for `lifetime` more and is not `rejected`.
+    func usableToken(
+        in tokens: TokenSet, for resource: String?, lifetime: Duration, rejecting rejected: String?
+    ) -> String? {
+        let validAfter = now().addingTimeInterval(lifetime.timeInterval)
+        let token = resource.map { tokens.accessToken(for: $0, validAfter: validAfter) }
+            ?? tokens.accessToken(validAfter: validAfter)
+        guard let token, token != rejected else { return nil }
+        return token
+    }
+
+    func accessToken(for resource: String?, minimumTTL: Duration, rejecting rejected: String?) async throws -> String {
+        let lifetime = max(refreshMargin, minimumTTL)
+        while true {
+            try Task.checkCancellation()
+            switch phase {
+            case .unknown:
+                try await load()
+            case .noSession:
+                throw notSignedIn
+            case .authenticated(let tokens):
+                if let token = usableToken(in: tokens, for: resource, lifetime: lifetime, rejecting: rejected) {
+                    return token
+                }
+                startRefresh(for: resource, from: tokens, lifetime: lifetime, rejecting: rejected)
+            case .refreshing(_, let flight):
+                do {
+                    let tokens = try await flight.outcome.value()
+                    // The flight was for this token: its result is the answer, even if short-lived.
+                    if flight.resource == resource, let token = Self.token(in: tokens, for: resource) {
+                        return token
+                    }
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    // Its error is ours when it was our refresh, or when it ended the session.
+                    if flight.resource == resource { throw error }
+                    if case .noSession = phase { throw error }
+                }
+            }
+        }
+    }
+
+    /// Starts the one refresh: a stored task that every caller waits on.
+    private func startRefresh(
+        for resource: String?, from tokens: TokenSet, lifetime: Duration, rejecting rejected: String?
+    ) {
+        let outcome = SharedOutcome<TokenSet>()
+        // Not a child task on purpose: it is shared by many callers and must finish (and store a rotated refresh
+        // token) even when the caller that started it is cancelled.
+        let task = Task {
+            await self.runRefresh(for: resource, from: tokens, lifetime: lifetime, rejecting: rejected,
+                                  outcome: outcome)
+        }
+        setPhase(.refreshing(tokens, RefreshFlight(resource: resource, outcome: outcome, task: task)))
+    }
+
+    private func runRefresh(
+        for resource: String?, from tokens: TokenSet, lifetime: Duration, rejecting rejected: String?,
+        outcome: SharedOutcome<TokenSet>
+    ) async {
+        let result: RefreshResult
+        if let tokenStore {
+            do {
+                result = try await tokenStore.withExclusiveAccess(profile: profile.name) {
+                    await self.refreshHoldingLock(for: resource, from: tokens, lifetime: lifetime, rejecting: rejected)
+                }
+            } catch {
+                result = .failed(error, keeping: tokens)
+            }
+        } else {
+            result = await refreshHoldingLock(for: resource, from: tokens, lifetime: lifetime, rejecting: rejected)
+        }
+        // The phase changes before any waiter resumes: a caller never sees a token the state does not hold.
+        switch result {
+        case .refreshed(let next), .adopted(let next):
+            setPhase(.authenticated(next))
+            outcome.finish(.success(next))
+        case .ended(let error):
+            setPhase(.noSession)
+            outcome.finish(.failure(error))
+        case .failed(let error, let current):
+            setPhase(.authenticated(current))
+            outcome.finish(.failure(error))
+        }
+    }
+
+    /// Re-reads the store, then refreshes unless another process already did. Runs inside the exclusive section.
+    func refreshHoldingLock(
+        for resource: String?, from memory: TokenSet, lifetime: Duration, rejecting rejected: String?
+    ) async -> RefreshResult {
+        var current = memory
+        var storedProfile = profile
+        if let tokenStore {
+            let record: ProfileRecord?
+            do {
+                record = try await tokenStore.load(profile: profile.name)
+            } catch {
+                return .failed(error, keeping: memory)
+            }
+            guard let stored = record?.tokens else {
+                return .ended(DeviceLoginError(
+                    .noSession, "signed out: the stored tokens of profile \(profile.name) were removed",
+                    hint: "sign in again"
+                ))
+            }
+            current = stored
+            storedProfile = record?.profile ?? profile
+            if usableToken(in: stored, for: resource, lifetime: lifetime, rejecting: rejected) != nil {
+                return .adopted(stored)
+            }
+        }
+        if let pause = retryNotBefore, elapsed() < pause.instant {
+            return .failed(pause.error, keeping: current)
+        }
+        guard let refreshToken = current.refreshToken else {
+            return await withoutRefreshToken(for: resource, current: current, rejecting: rejected)
+        }
+        let request = RefreshTokenRequest(refreshToken: refreshToken, resources: resource.map { [$0] } ?? [])
+        let response: HTTPResponse
+        do {
+            try EndpointPolicy.check(profile.endpoints.token, allowInsecureHTTP: client.allowInsecureHTTP)
+            response = try await transport.send(
+                client.formRequest(to: profile.endpoints.token, parameters: request.formParameters)
+            )
+        } catch let error as TransportError {
+            return .failed(DeviceLoginError.wrapping(error, while: "refreshing the access token"), keeping: current)
+        } catch {
+            return .failed(error, keeping: current)
+        }
+        return await interpret(response, for: resource, current: current, profile: storedProfile)
+    }
+
+    /// No refresh token: the current token is the best there is while it lasts; after that the session is over.
+    private func withoutRefreshToken(
+        for resource: String?, current: TokenSet, rejecting rejected: String?
+    ) async -> RefreshResult {
+        if let resource {
+            return .failed(DeviceLoginError(
+                .configuration, "there is no refresh token to ask for an access token for \(resource)",
+                hint: "sign in with the resource, or with the offline_access scope"
+            ), keeping: current)
+        }
+        if usableToken(in: current, for: nil, lifetime: .zero, rejecting: rejected) != nil {
+            return .adopted(current)
+        }
+        await forgetStoredTokens()
+        return .ended(DeviceLoginError(
+            .sessionEnded, "the access token has expired and the server issued no refresh token; sign in again",
+            hint: "ask for the offline_access scope to stay signed in"
+        ))
+    }
+
+    private func interpret(
+        _ response: HTTPResponse, for resource: String?, current: TokenSet, profile storedProfile: Profile
+    ) async -> RefreshResult {
+        switch ServerReply(response) {
+        case .success(let object):
+            let reply: TokenResponse
+            do {
+                reply = try TokenResponse(jsonObject: object)
+            } catch {
+                return .failed(error, keeping: current)
+            }
+            let received = now()
+            let next = resource.map { current.refreshed(with: reply, for: $0, receivedAt: received) }
+                ?? current.refreshed(with: reply, receivedAt: received)
+            retryNotBefore = nil
+            if let tokenStore {
+                do {
+                    try await tokenStore.save(ProfileRecord(profile: storedProfile, tokens: next))
+                } catch {
+                    // The server may have rotated the refresh token: the old one is spent, so the new tokens
+                    // stay in memory even though they could not be stored.
+                    return .failed(error, keeping: next)
+                }
+            }
+            return .refreshed(next)
+        case .oauthError(let error):
+            if Self.isServerTrouble(error) {
+                return .failed(DeviceLoginError(
+                    .transport, "the token endpoint failed while refreshing the access token: \(error.summary)",
+                    hint: "the server may be busy or down; try again later", oauthError: error
+                ), keeping: current)
+            }
+            guard Self.endsSession(error) else {
+                return .failed(DeviceLoginError.server(error, while: "refreshing the access token"), keeping: current)
+            }
+            await forgetStoredTokens()
+            return .ended(DeviceLoginError(
+                .sessionEnded, "the server ended the session (\(error.summary)); sign in again",
+                hint: "run device-login login", oauthError: error
+            ))
+        case .httpError(let status, let retryAfter, _):
+            let error = DeviceLoginError(
+                .transport, "the token endpoint answered HTTP \(status) while refreshing the access token",
+                hint: "the server may be busy or down; try again later"
+            )
+            if let retryAfter, status == 429 || status == 503 {
+                retryNotBefore = (elapsed() + min(.seconds(retryAfter), Self.maximumRetryAfter), error)
+            }
+            return .failed(error, keeping: current)
+        case .malformed(let status, let reason, _):
+            return .failed(DeviceLoginError(
+                .invalidResponse, "the token endpoint's answer to a refresh (HTTP \(status)) is unreadable: \(reason)"
+            ), keeping: current)
+        }
+    }
+
+    /// Whether an OAuth error from a refresh means the refresh token will never work again.
+    ///
+    /// RFC 6749 §5.2 errors such as `invalid_grant` (expired, revoked, or already-used refresh token) and
+    /// `invalid_client` are final. Not final: a 5xx status whatever the code, `server_error` and
+    /// `temporarily_unavailable` (sent by some servers at the token endpoint), and `invalid_scope` and
+    /// `invalid_target` (RFC 8707), which refuse this request, not the session.
+    static func endsSession(_ error: OAuthError) -> Bool {
+        !isServerTrouble(error) && error.code != .invalidScope && error.code != .invalidTarget
+    }
+
+    /// Whether an OAuth error reports trouble at the server rather than a verdict on the request: a 5xx status,
+    /// `server_error` or `temporarily_unavailable`. Reported as ``DeviceLoginError/Code/transport``, like a 5xx.
+    static func isServerTrouble(_ error: OAuthError) -> Bool {
+        error.httpStatus >= 500 || error.code.rawValue == "server_error"
+            || error.code.rawValue == "temporarily_unavailable"
+    }
+
+    /// Removes the stored tokens of an ended session. Called inside the exclusive section. A failure is not
+    /// reported: the server has already refused these tokens, so leaving them stored is harmless.
+    private func forgetStoredTokens() async {
+        guard let tokenStore else { return }
+        try? await Self.removeTokens(from: tokenStore, profile: profile.name)
+    }
+}

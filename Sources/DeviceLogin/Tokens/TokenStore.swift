@@ -1,0 +1,58 @@
+/// Where profiles and their tokens are kept between runs.
+///
+/// The requirements are `async`: a store may have blocking work to do (the file store's `fsync`, a future
+/// Keychain store's user prompts) and must do it without holding a thread of Swift's cooperative pool, which
+/// a synchronous requirement would force on it. The callers (``TokenState`` and the CLI) are async already.
+///
+/// ``withExclusiveAccess(profile:_:)`` is the cross-process critical section around read-refresh-write: two
+/// processes refreshing the same profile at once would both spend the refresh token, and with rotation the
+/// loser's grant is rejected — or, on servers that detect reuse, the whole session is revoked. Inside the
+/// section ``TokenState`` re-reads the stored tokens first and adopts them when another process already
+/// refreshed. Plain ``load(profile:)`` needs no lock: writes replace a record atomically.
+///
+/// Implementations: ``InMemoryTokenStore`` (tests, or persistence off), ``FileTokenStore`` (the default on Linux).
+/// A Keychain store for macOS can conform later behind `canImport(Security)`; nothing here assumes files.
+///
+/// ```swift
+/// let store = try FileTokenStore(environment: ProcessInfo.processInfo.environment)
+/// if let record = try await store.load(profile: "default"), let tokens = record.tokens {
+///     print(tokens)
+/// }
+/// ```
+public protocol TokenStore: Sendable {
+    /// Reads a profile's record.
+    /// - Parameter name: The profile name.
+    /// - Returns: The record, or nil when the profile has never been saved.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` when the record exists but
+    ///   cannot be read safely (corrupt, unsafe permissions); never nil in that case.
+    func load(profile name: String) async throws -> ProfileRecord?
+
+    /// Replaces a profile's record atomically: a reader sees the old record or the new one, never a mix.
+    /// - Parameter record: The record; its profile's name is the key.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage``.
+    func save(_ record: ProfileRecord) async throws
+
+    /// Deletes a profile's record; nothing happens when there is none.
+    /// - Parameter name: The profile name.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage``.
+    func remove(profile name: String) async throws
+
+    /// The names of the stored profiles, sorted.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage``.
+    func profileNames() async throws -> [String]
+
+    /// Runs `body` while holding the profile's cross-process lock.
+    ///
+    /// Not re-entrant: `body` must not ask for the same profile's section again. `body` may call ``load(profile:)``
+    /// and ``save(_:)``, which take no lock.
+    /// - Parameters:
+    ///   - name: The profile name.
+    ///   - body: The critical section.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws; ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` when the lock
+    ///   cannot be taken; `CancellationError` when cancelled while waiting for it.
+    func withExclusiveAccess<Value: Sendable>(
+        profile name: String,
+        _ body: @Sendable () async throws -> Value
+    ) async throws -> Value
+}

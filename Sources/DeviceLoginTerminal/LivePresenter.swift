@@ -1,0 +1,153 @@
+import Dispatch
+import DeviceLogin
+
+/// Shows a device flow as it happens: the sign-in prompt, then a live status line or plain progress lines.
+///
+/// On a terminal that takes escapes, the prompt is followed by a status line with a spinner and the time left,
+/// redrawn in place (`\r`, erase line) on every tick of a ticker driven by the injected clock; the cursor is
+/// hidden while the line is shown. Elsewhere (a pipe, a file, `TERM=dumb`) each event worth telling becomes one
+/// plain line: "Waiting for approval…", "Server asked to slow down: polling every 10 s", "Network problem, retrying
+/// in 8 s: …", "Signed in.". Failures are left to the caller to report; the presenter only leaves the screen clean.
+///
+/// ``run(events:)`` returns when the flow succeeds or fails, when the event stream ends, or when its task is
+/// cancelled; its ticker is a child task and stops with it. On every one of those paths the status line is erased,
+/// attributes are reset and the cursor is shown again. For a Ctrl-C handler that ends the process without
+/// unwinding, call ``restore()``.
+///
+/// ```swift
+/// let presenter = LivePresenter(capabilities: .detect(), qrMode: .auto)
+/// let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
+/// try await withThrowingTaskGroup(of: Void.self) { group in
+///     group.addTask { await presenter.run(events: events) }
+///     defer { sink.finish() }
+///     let token = try await flow.pollForToken(authorization) { sink.yield($0) }
+///     ...
+/// }
+/// ```
+public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
+    /// The terminal written to.
+    public let capabilities: TerminalCapabilities
+    /// When the prompt shows a QR code.
+    public let qrMode: QRMode
+    /// How often the status line is redrawn.
+    public let tickInterval: Duration
+    private let output: any TerminalOutput
+    private let clock: C
+
+    /// Creates a presenter.
+    ///
+    /// - Parameters:
+    ///   - capabilities: The terminal written to, usually ``TerminalCapabilities/detect(fileDescriptor:environment:)``.
+    ///   - qrMode: When the prompt shows a QR code; ``QRMode/auto`` by default.
+    ///   - output: Where to write; standard error by default.
+    ///   - clock: The clock the ticker sleeps on and the countdown reads.
+    ///   - tickInterval: How often the status line is redrawn; 250 ms by default, which keeps a 9600-baud serial
+    ///     console well below its bandwidth.
+    public init(
+        capabilities: TerminalCapabilities,
+        qrMode: QRMode = .auto,
+        output: any TerminalOutput = StandardErrorOutput(),
+        clock: C,
+        tickInterval: Duration = .milliseconds(250)
+    ) {
+        self.capabilities = capabilities
+        self.qrMode = qrMode
+        self.output = output
+        self.clock = clock
+        self.tickInterval = max(tickInterval, .milliseconds(10))
+    }
+
+    /// Presents `events` until the flow ends, the stream ends or the calling task is cancelled.
+    ///
+    /// - Parameter events: The flow's events, e.g. forwarded from `DeviceFlow`'s `onEvent` callback.
+    public func run(events: AsyncStream<DeviceFlowEvent>) async {
+        var status = LiveStatus(capabilities: capabilities, qrMode: qrMode)
+        let start = clock.now
+        let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events { sink.yield(.event(event)) }
+                sink.yield(.eventsEnded)
+            }
+            if status.isLive {
+                group.addTask { [clock, tickInterval] in
+                    while (try? await clock.sleep(for: tickInterval)) != nil {
+                        sink.yield(.tick)
+                    }
+                }
+            }
+            var lastTick: Duration?
+            // Ends when the flow ends, or at once when this task is cancelled (the stream then yields nil).
+            for await input in inputs {
+                let now = start.duration(to: clock.now)
+                switch input {
+                case .event(let event):
+                    await write(status.handle(event, at: now))
+                case .tick:
+                    // Ticks that piled up while a write was blocked (output paused) are drawn once, not in a burst.
+                    if let lastTick, now - lastTick < tickInterval / 2 { continue }
+                    lastTick = now
+                    await write(status.tick(at: now))
+                case .eventsEnded:
+                    break
+                }
+                if status.isFinished || input == .eventsEnded { break }
+            }
+            group.cancelAll()
+            sink.finish()
+        }
+        await write(status.finish())
+    }
+
+    /// Puts the terminal back in order: erases the current line, resets attributes and shows the cursor.
+    ///
+    /// For an interrupt handler that ends the process while ``run(events:)`` is still drawing. Writes nothing when
+    /// the output takes no escapes.
+    public func restore() {
+        if capabilities.allowsEscapes { output.write(LiveStatus.restoreSequence) }
+    }
+
+    /// Writes on the presenter's own queue: `write(2)` to a terminal blocks while output is paused (Ctrl-S, serial
+    /// flow control), and blocking calls must not hold one of the few threads of the cooperative pool.
+    private func write(_ text: String) async {
+        guard !text.isEmpty else { return }
+        let output = self.output
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            outputQueue.async {
+                output.write(text)
+                continuation.resume()
+            }
+        }
+    }
+
+    /// What the presenter's loop reacts to.
+    private enum Input: Sendable, Equatable {
+        case event(DeviceFlowEvent)
+        case tick
+        case eventsEnded
+    }
+}
+
+extension LivePresenter where C == ContinuousClock {
+    /// Creates a presenter that ticks on the continuous clock.
+    ///
+    /// - Parameters:
+    ///   - capabilities: The terminal written to.
+    ///   - qrMode: When the prompt shows a QR code; ``QRMode/auto`` by default.
+    ///   - output: Where to write; standard error by default.
+    ///   - tickInterval: How often the status line is redrawn; 250 ms by default.
+    public init(
+        capabilities: TerminalCapabilities,
+        qrMode: QRMode = .auto,
+        output: any TerminalOutput = StandardErrorOutput(),
+        tickInterval: Duration = .milliseconds(250)
+    ) {
+        self.init(
+            capabilities: capabilities, qrMode: qrMode, output: output, clock: ContinuousClock(),
+            tickInterval: tickInterval
+        )
+    }
+}
+
+/// The serial queue every presenter writes on, off the cooperative pool, in order.
+private let outputQueue = DispatchQueue(label: "DeviceLoginTerminal.LivePresenter.output")

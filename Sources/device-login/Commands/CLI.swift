@@ -1,0 +1,74 @@
+import DeviceLogin
+
+/// The `device-login` tool: finds the command, parses its options, runs it, and maps every outcome to an exit code.
+enum CLI {
+    /// The commands, in the order `--help` lists them.
+    static let commands: [CommandSpec] = [
+        LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec,
+        DemoCommand.spec,
+    ]
+
+    /// Runs the tool with `arguments` (without the program name).
+    /// - Returns: The exit code.
+    static func run(_ arguments: [String], context: CLIContext) async -> ExitCode {
+        guard let first = arguments.first else {
+            context.stderr.write(HelpText.tool(commands))
+            return .usage
+        }
+        switch first {
+        case "--help", "-h", "help":
+            if first == "help", arguments.count > 1 {
+                guard let command = commands.first(where: { $0.name == arguments[1] }) else {
+                    return usageError(UsageError("unknown command '\(arguments[1])'"), context: context)
+                }
+                context.stdout.write(HelpText.command(command))
+                return .success
+            }
+            context.stdout.write(HelpText.tool(commands))
+            return .success
+        case "--version", "-V", "version":
+            context.stdout.line("device-login \(DeviceLoginVersion.string)")
+            return .success
+        default:
+            break
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            let message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
+            return usageError(UsageError(message), context: context)
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            context.stdout.write(HelpText.command(command))
+            return .success
+        }
+        do {
+            let options = try ArgumentParser.parse(
+                rest, options: command.options, command: command.name, environment: context.environment,
+                maximumPositionals: command.maximumPositionals
+            )
+            return try await command.run(options, context)
+        } catch let error as UsageError {
+            return usageError(error, context: context)
+        } catch let error as DeviceLoginError {
+            context.report(error)
+            return ExitCode(error)
+        } catch is CancellationError {
+            context.stderr.line("device-login: cancelled")
+            return .cancelled
+        } catch {
+            context.stderr.line("device-login: " + TerminalText.clean(String(describing: error)))
+            return .failure
+        }
+    }
+
+    /// Prints a one-line usage error and where to find help; returns ``ExitCode/usage``.
+    static func usageError(_ error: UsageError, context: CLIContext) -> ExitCode {
+        context.stderr.line("device-login: " + TerminalText.clean(error.message))
+        if let name = error.command, let command = commands.first(where: { $0.name == name }) {
+            context.stderr.line("usage: " + HelpText.usage(command) + "  (see: device-login \(name) --help)")
+        } else {
+            context.stderr.line("usage: device-login <command> [options]  (see: device-login --help)")
+        }
+        return .usage
+    }
+}

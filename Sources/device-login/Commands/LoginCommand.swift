@@ -1,0 +1,76 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DeviceLogin
+
+/// `device-login login`: sign in with the device flow, print the result on stdout, save the tokens.
+enum LoginCommand {
+    static let spec = CommandSpec(
+        name: "login",
+        summary: "Sign in with the OAuth 2.0 device flow and save the tokens as a profile.",
+        options: LoginSettings.options,
+        discussion: """
+            The sign-in prompt (the code, where to enter it, a QR code) goes to stderr; the result goes to
+            stdout: a short confirmation, or with --json the token response as received plus an absolute
+            expires_at, so `device-login login --json | jq` works. Plain http:// is accepted for loopback
+            hosts only, unless --allow-insecure-http. The tokens are saved to the profile (see
+            `device-login status`) unless --no-store; the client secret only with --store-secret.
+
+            Example:
+              device-login login --issuer https://auth.example.com --client-id my-device-app
+            """,
+        run: { options, context in
+            let settings = try LoginSettings.parse(options)
+            let transport = context.makeTransport(TransportOptions(caFile: settings.caFile))
+            return try await perform(settings, transport: transport, context: context)
+        }
+    )
+
+    /// Signs in, saves, and prints the result. Shared with `demo`.
+    static func perform(
+        _ settings: LoginSettings, transport: any HTTPTransport, context: CLIContext
+    ) async throws -> ExitCode {
+        try Profile.validate(name: settings.profile)
+        let result = try await SignIn(settings: settings, context: context).run(transport: transport)
+        var savedTo: String?
+        if settings.store {
+            let store = try FileTokenStore(environment: context.environment)
+            let profile = try Profile(
+                name: settings.profile, issuer: settings.issuer, endpoints: result.endpoints,
+                client: settings.client, storingSecret: settings.storeSecret
+            )
+            let state = TokenState(
+                profile: profile, client: settings.client, store: store, transport: transport,
+                clock: context.clock, now: context.now
+            )
+            try await state.store(result.response)
+            savedTo = try store.filePath(profile: settings.profile)
+        }
+        if settings.json {
+            context.stdout.line(try TokenOutput.json(result.response, receivedAt: result.receivedAt))
+        } else {
+            context.stdout.line(summary(result, settings: settings))
+        }
+        if let savedTo {
+            context.stderr.line("Saved to profile '\(settings.profile)' (\(savedTo)).")
+        }
+        return .success
+    }
+
+    /// The confirmation printed on stdout: who signed in where, without any token.
+    static func summary(_ result: SignIn.Result, settings: LoginSettings) -> String {
+        let token = result.endpoints.token
+        let host = (token.host ?? "the server") + (token.port.map { ":\($0)" } ?? "")
+        var line = "Signed in to \(TerminalText.clean(host))"
+        if let idToken = result.response.idToken, let claims = try? IDTokenClaims(idToken: idToken) {
+            let who = claims.preferredUsername ?? claims.email ?? claims.name ?? claims.subject
+            line += " as \(TerminalText.clean(who))"
+        }
+        if let expiresIn = result.response.expiresIn {
+            line += "; the access token is valid for \(TokenOutput.duration(seconds: expiresIn))"
+        }
+        return line + "."
+    }
+}

@@ -1,0 +1,129 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DeviceLogin
+import DeviceLoginTerminal
+
+/// The `login` options turned into library values: pure, so every rule is tested without a network.
+struct LoginSettings: Sendable, Equatable {
+    var issuer: String?
+    var client: ClientConfiguration
+    var deviceAuthorizationEndpoint: URL?
+    var tokenEndpoint: URL?
+    var revocationEndpoint: URL?
+    var userinfoEndpoint: URL?
+    var qr: QRMode
+    var json: Bool
+    var caFile: String?
+    var store: Bool
+    var storeSecret: Bool
+    var profile: String
+
+    /// The option table of `login` (also used by `demo` for the options that make sense there).
+    static let options: [OptionSpec] = [
+        .value("issuer", "URL", "The authorization server's issuer; endpoints are discovered from it."),
+        .value("client-id", "ID", "The client ID registered with the server."),
+        .value("client-secret", "SECRET", "The client secret, for confidential clients (sent with HTTP Basic)."),
+        .value("client-auth", "METHOD", "How to send the secret: basic (default) or post."),
+        .list("scope", "SCOPE", "A scope to ask for; repeat it or give a space-separated list."
+            + " Default for OpenID providers: openid profile offline_access."),
+        .list("resource", "URI", "An RFC 8707 resource indicator; may be repeated."),
+        .list("param", "KEY=VALUE", "An extra device authorization parameter (e.g. audience=...); may be repeated."),
+        .value("device-authorization-endpoint", "URL", "The device authorization endpoint, when not discovered."),
+        .value("token-endpoint", "URL", "The token endpoint, when not discovered."),
+        .value("revocation-endpoint", "URL", "The revocation endpoint, when not discovered."),
+        .value("userinfo-endpoint", "URL", "The userinfo endpoint, when not discovered."),
+        .value("qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never."),
+        .flag("json", "Print the token response as JSON (with an absolute expires_at) on stdout."),
+        .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's."),
+        .flag("allow-insecure-http", "Allow plain http:// to hosts that are not loopback (unsafe)."),
+        .value("profile", "NAME", "The profile to save the sign-in as (default: default)."),
+        .flag("no-store", "Do not save the tokens."),
+        .flag("store-secret", "Save the client secret in the profile too (it is not saved otherwise)."),
+    ]
+
+    /// Reads the settings.
+    /// - Throws: ``UsageError`` naming the option at fault.
+    static func parse(_ options: ParsedOptions, command: String = "login") throws -> LoginSettings {
+        func url(_ name: String) throws -> URL? {
+            guard let text = options.value(name) else { return nil }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                  scheme == "https" || scheme == "http", url.host != nil else {
+                throw UsageError("--\(name) must be an absolute http(s) URL, not '\(text)'", command: command)
+            }
+            return url
+        }
+        guard let clientID = options.value("client-id"), !clientID.isEmpty else {
+            throw UsageError("missing --client-id (or DEVICE_LOGIN_CLIENT_ID)", command: command)
+        }
+        let issuer = options.value("issuer")
+        _ = try url("issuer")
+        let device = try url("device-authorization-endpoint")
+        let token = try url("token-endpoint")
+        if issuer == nil, device == nil || token == nil {
+            throw UsageError(
+                "give --issuer, or both --device-authorization-endpoint and --token-endpoint", command: command
+            )
+        }
+        let authentication: ClientAuthentication
+        switch (options.value("client-secret"), options.value("client-auth") ?? "basic") {
+        case (nil, _): authentication = .none
+        case (let secret?, "basic"): authentication = .clientSecretBasic(secret: secret)
+        case (let secret?, "post"): authentication = .clientSecretPost(secret: secret)
+        case (_, let other): throw UsageError("--client-auth must be basic or post, not '\(other)'", command: command)
+        }
+        var parameters: [(String, String)] = []
+        for pair in options.list("param") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError("--param must look like key=value, not '\(pair)'", command: command)
+            }
+            parameters.append((String(pair[..<equals]), String(pair[pair.index(after: equals)...])))
+        }
+        for resource in options.list("resource") {
+            guard let url = URL(string: resource), url.scheme != nil, url.fragment == nil else {
+                throw UsageError("--resource must be an absolute URI without a fragment (RFC 8707), not '\(resource)'",
+                                 command: command)
+            }
+        }
+        let scopeWords = options.list("scope").flatMap { $0.split(separator: " ").map(String.init) }
+        let qrText = options.value("qr") ?? "auto"
+        guard let qr = QRMode(rawValue: qrText) else {
+            throw UsageError("--qr must be auto, always or never, not '\(qrText)'", command: command)
+        }
+        let profile = options.value("profile") ?? "default"
+        return LoginSettings(
+            issuer: issuer,
+            client: ClientConfiguration(
+                clientID: clientID, authentication: authentication,
+                scopes: options.has("scope") ? scopeWords : nil, resources: options.list("resource"),
+                additionalParameters: parameters, allowInsecureHTTP: options.flag("allow-insecure-http")
+            ),
+            deviceAuthorizationEndpoint: device, tokenEndpoint: token,
+            revocationEndpoint: try url("revocation-endpoint"), userinfoEndpoint: try url("userinfo-endpoint"),
+            qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
+            store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile
+        )
+    }
+
+    /// The endpoints: discovered from the issuer (with any given by hand taking precedence), or all by hand.
+    func resolveEndpoints(transport: any HTTPTransport) async throws -> ServerEndpoints {
+        var endpoints: ServerEndpoints
+        if let issuer {
+            let metadata = try await Discovery(transport: transport, allowInsecureHTTP: client.allowInsecureHTTP)
+                .metadata(issuer: issuer)
+            endpoints = try ServerEndpoints(
+                metadata: metadata, deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint
+            )
+        } else if let deviceAuthorizationEndpoint, let tokenEndpoint {
+            endpoints = ServerEndpoints(deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint)
+        } else {
+            throw DeviceLoginError(.configuration, "no issuer and no endpoints given")
+        }
+        if let revocationEndpoint { endpoints.revocation = revocationEndpoint }
+        if let userinfoEndpoint { endpoints.userinfo = userinfoEndpoint }
+        try endpoints.check(allowInsecureHTTP: client.allowInsecureHTTP)
+        return endpoints
+    }
+}

@@ -1,0 +1,42 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DeviceLogin
+
+/// A saved profile opened for `token`, `status`, `userinfo` and `logout`: the store, the record and a token state.
+struct SessionContext: Sendable {
+    /// Options every session command takes.
+    static let commonOptions: [OptionSpec] = [
+        .value("profile", "NAME", "The profile to use (default: default)."),
+        .value("client-secret", "SECRET", "The client secret, when the profile does not store it."),
+        .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's."),
+    ]
+
+    let store: FileTokenStore
+    let record: ProfileRecord
+    let state: TokenState
+
+    /// Opens the profile named by `--profile` (default `default`).
+    /// - Throws: ``DeviceLoginError`` with ``DeviceLoginError/Code/noSession`` when the profile was never saved;
+    ///   storage errors as the store gives them.
+    static func open(_ options: ParsedOptions, context: CLIContext) async throws -> SessionContext {
+        let name = options.value("profile") ?? Profile.defaultName
+        try Profile.validate(name: name)
+        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        guard let record = try await store.load(profile: name) else {
+            throw DeviceLoginError(
+                .noSession, "not signed in: there is no profile '\(name)'",
+                hint: "sign in with: device-login login --profile \(name) --issuer URL --client-id ID"
+            )
+        }
+        let client = try record.profile.clientConfiguration(secret: options.value("client-secret"))
+        let transport = context.makeTransport(TransportOptions(caFile: options.value("ca-file")))
+        let state = TokenState(
+            record: record, client: client, store: store, transport: transport, clock: context.clock,
+            now: context.now
+        )
+        return SessionContext(store: store, record: record, state: state)
+    }
+}

@@ -1,0 +1,50 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DeviceLogin
+import DeviceLoginTerminal
+
+/// The sign-in both `login` and `demo` run: discovery, the prompt on stderr, polling, and the result.
+struct SignIn: Sendable {
+    /// The settings of the sign-in.
+    let settings: LoginSettings
+    /// The command's context.
+    let context: CLIContext
+
+    /// What a successful sign-in produced.
+    struct Result: Sendable {
+        var endpoints: ServerEndpoints
+        var response: TokenResponse
+        var receivedAt: Date
+    }
+
+    /// Runs the flow with the live prompt. Cancelling the task (Ctrl-C) stops polling at once and leaves the
+    /// terminal clean.
+    func run(transport: any HTTPTransport) async throws -> Result {
+        let endpoints = try await settings.resolveEndpoints(transport: transport)
+        let flow = DeviceFlow(
+            endpoints: endpoints, client: settings.client, transport: transport, clock: context.clock,
+            now: context.now
+        )
+        let authorization = try await flow.requestAuthorization()
+        let presenter = LivePresenter(
+            capabilities: context.terminal, qrMode: settings.qr, output: context.stderr
+        )
+        let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
+        let response = try await withThrowingTaskGroup(of: TokenResponse?.self) { group in
+            group.addTask {
+                await presenter.run(events: events)
+                return nil
+            }
+            sink.yield(.authorizationReceived(authorization))
+            defer { sink.finish() }
+            let response = try await flow.pollForToken(authorization) { sink.yield($0) }
+            sink.finish()
+            try await group.waitForAll()
+            return response
+        }
+        return Result(endpoints: endpoints, response: response, receivedAt: context.now())
+    }
+}

@@ -1,0 +1,124 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DeviceLogin
+
+/// `device-login status`: who is signed in, where, until when — never the tokens themselves.
+enum StatusCommand {
+    static let spec = CommandSpec(
+        name: "status",
+        summary: "Show whether a profile is signed in, as whom, its scopes, expiry and where it is stored.",
+        options: [
+            .value("profile", "NAME", "The profile to show (default: default)."),
+            .flag("json", "Print the status as JSON."),
+        ],
+        discussion: "Exits 0 when signed in and 77 when not. Tokens are never shown; use `device-login token`.",
+        run: run
+    )
+
+    @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
+        let name = options.value("profile") ?? Profile.defaultName
+        try Profile.validate(name: name)
+        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        let path = try store.filePath(profile: name)
+        let record = try await store.load(profile: name)
+        let others = try await store.profileNames().filter { $0 != name }
+        let report = Report(name: name, path: path, record: record, now: context.now(), others: others)
+        if options.flag("json") {
+            context.stdout.line(try TokenOutput.encode(report.json))
+        } else {
+            for line in report.lines { context.stdout.line(line) }
+        }
+        return report.signedIn ? .success : .notSignedIn
+    }
+
+    /// The status of one profile, as lines or JSON.
+    struct Report {
+        let name: String
+        let path: String
+        let record: ProfileRecord?
+        let now: Date
+        let others: [String]
+
+        var signedIn: Bool { record?.tokens != nil }
+
+        private var claims: IDTokenClaims? {
+            record?.tokens?.idToken.flatMap { try? IDTokenClaims(idToken: $0) }
+        }
+
+        private var who: String? {
+            guard let claims else { return nil }
+            let label = claims.preferredUsername ?? claims.email ?? claims.name
+            return label.map { "\($0) (sub \(claims.subject))" } ?? claims.subject
+        }
+
+        var lines: [String] {
+            var lines: [String] = []
+            guard let record else {
+                lines.append("Not signed in: no profile '\(name)'.")
+                lines.append("Sign in with: device-login login --profile \(name) --issuer URL --client-id ID")
+                return lines + otherProfiles
+            }
+            let profile = record.profile
+            if let tokens = record.tokens {
+                lines.append("Signed in" + (who.map { " as " + TerminalText.clean($0) } ?? "") + ".")
+                lines.append("  profile:        \(name)")
+                lines.append("  issuer:         " + TerminalText.clean(profile.issuer ?? profile.endpoints.token.absoluteString))
+                lines.append("  client ID:      " + TerminalText.clean(profile.clientID))
+                lines.append("  scopes:         " + TerminalText.clean(tokens.scope ?? (profile.scopes ?? []).joined(separator: " ")))
+                lines.append("  access token:   " + expiryText(tokens.expiresAt))
+                lines.append("  refresh token:  " + (tokens.refreshToken == nil ? "none" : "stored"))
+                for resource in tokens.resourceTokens.keys.sorted() {
+                    lines.append("  resource:       " + TerminalText.clean(resource) + ", "
+                        + expiryText(tokens.resourceTokens[resource]?.expiresAt))
+                }
+            } else {
+                lines.append("Not signed in: profile '\(name)' has no tokens (signed out, or the session ended).")
+                lines.append("Sign in again with: device-login login --profile \(name)"
+                    + " --issuer \(TerminalText.clean(profile.issuer ?? "URL")) --client-id "
+                    + TerminalText.clean(profile.clientID))
+            }
+            lines.append("  stored in:      \(path)")
+            return lines + otherProfiles
+        }
+
+        private var otherProfiles: [String] {
+            others.isEmpty ? [] : ["Other profiles: " + others.joined(separator: ", ")]
+        }
+
+        private func expiryText(_ expiry: Date?) -> String {
+            guard let expiry else { return "no expiry given" }
+            let left = Int(expiry.timeIntervalSince(now))
+            let stamp = TokenOutput.timestamp(expiry)
+            return left > 0
+                ? "valid until \(stamp) (\(TokenOutput.duration(seconds: left)) left)"
+                : "expired at \(stamp) (refreshed on next use)"
+        }
+
+        var json: JSONObject {
+            var object: JSONObject = [
+                "profile": .string(name), "signed_in": .bool(signedIn), "store": .string(path),
+            ]
+            guard let record else { return object }
+            let profile = record.profile
+            object["issuer"] = profile.issuer.map(JSONValue.string) ?? .null
+            object["client_id"] = .string(profile.clientID)
+            if let tokens = record.tokens {
+                object["scope"] = tokens.scope.map(JSONValue.string) ?? .null
+                object["expires_at"] = tokens.expiresAt.map { .string(TokenOutput.timestamp($0)) } ?? .null
+                object["has_refresh_token"] = .bool(tokens.refreshToken != nil)
+                object["resources"] = .array(tokens.resourceTokens.keys.sorted().map(JSONValue.string))
+            }
+            if let claims {
+                var user: JSONObject = ["sub": .string(claims.subject)]
+                if let name = claims.name { user["name"] = .string(name) }
+                if let email = claims.email { user["email"] = .string(email) }
+                if let username = claims.preferredUsername { user["preferred_username"] = .string(username) }
+                object["user"] = .object(user)
+            }
+            return object
+        }
+    }
+}

@@ -1,0 +1,61 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DeviceLogin
+
+/// `device-login token`: print a fresh access token, refreshing it when needed.
+enum TokenCommand {
+    static let spec = CommandSpec(
+        name: "token",
+        summary: "Print a fresh access token for a saved profile (refreshing it when needed).",
+        options: SessionContext.commonOptions + [
+            .value("resource", "URI", "Print an access token for this RFC 8707 resource."),
+            .value("min-ttl", "SECONDS", "Refresh unless the token is valid for at least this long (default 60)."),
+            .flag("json", "Print JSON: access_token, token_type, expires_at, scope."),
+        ],
+        discussion: """
+            Prints only the token (or JSON) on stdout, for scripts:
+              curl -H "Authorization: Bearer $(device-login token)" https://api.example.com/
+            A stored token that is still valid costs one file read and no network request. When many processes
+            ask at once, exactly one refreshes (an advisory lock on the profile) and all print the same token.
+            """,
+        run: run
+    )
+
+    @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
+        var minimumTTL: Duration = .zero
+        if let text = options.value("min-ttl") {
+            guard let seconds = Int(text), (0...86_400 * 365).contains(seconds) else {
+                throw UsageError("--min-ttl must be a number of seconds, not '\(text)'", command: "token")
+            }
+            minimumTTL = .seconds(seconds)
+        }
+        let session = try await SessionContext.open(options, context: context)
+        let token: String
+        if let resource = options.value("resource") {
+            token = try await session.state.freshAccessToken(for: resource, minimumTTL: minimumTTL)
+        } else {
+            token = try await session.state.freshAccessToken(minimumTTL: minimumTTL)
+        }
+        guard options.flag("json") else {
+            context.stdout.line(token)
+            return .success
+        }
+        let tokens = await session.state.tokens
+        var object: JSONObject = ["access_token": .string(token)]
+        if let resource = options.value("resource"), let entry = tokens?.resourceTokens[resource] {
+            object["token_type"] = .string(entry.tokenType)
+            if let expiry = entry.expiresAt { object["expires_at"] = .string(TokenOutput.timestamp(expiry)) }
+            if let scope = entry.scope { object["scope"] = .string(scope) }
+            object["resource"] = .string(resource)
+        } else if let tokens {
+            object["token_type"] = .string(tokens.tokenType)
+            if let expiry = tokens.expiresAt { object["expires_at"] = .string(TokenOutput.timestamp(expiry)) }
+            if let scope = tokens.scope { object["scope"] = .string(scope) }
+        }
+        context.stdout.line(try TokenOutput.encode(object))
+        return .success
+    }
+}

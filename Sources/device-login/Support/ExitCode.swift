@@ -1,0 +1,59 @@
+import DeviceLogin
+
+/// The tool's exit codes, after BSD sysexits where one fits. Documented in `--help` and docs/cli.md.
+enum ExitCode: Int32, CaseIterable, Sendable {
+    /// Success.
+    case success = 0
+    /// A failure not covered below.
+    case failure = 1
+    /// The command line was wrong (EX_USAGE).
+    case usage = 64
+    /// The user denied the sign-in request.
+    case denied = 65
+    /// The code expired before it was approved.
+    case expired = 66
+    /// The network or the server failed (EX_UNAVAILABLE).
+    case unavailable = 69
+    /// Token storage failed (EX_IOERR).
+    case storage = 74
+    /// The server answered with an error or something that is not OAuth (EX_PROTOCOL).
+    case protocolError = 76
+    /// Not signed in, or the session ended: sign in again (EX_NOPERM).
+    case notSignedIn = 77
+    /// The configuration is wrong: issuer, endpoints, HTTPS policy (EX_CONFIG).
+    case configuration = 78
+    /// Cancelled with Ctrl-C (128 + SIGINT).
+    case cancelled = 130
+
+    /// The exit code for a library error.
+    init(_ error: DeviceLoginError) {
+        switch error.code {
+        case .accessDenied: self = .denied
+        case .expired: self = .expired
+        case .transport: self = .unavailable
+        case .oauth, .invalidResponse, .invalidIDToken: self = .protocolError
+        case .sessionEnded, .noSession: self = .notSignedIn
+        case .storage: self = .storage
+        case .discovery: self = error.transportError != nil ? .unavailable : .configuration
+        case .insecureEndpoint, .configuration: self = .configuration
+        default: self = .failure
+        }
+    }
+
+    /// One line for `--help`.
+    var meaning: String {
+        switch self {
+        case .success: return "success"
+        case .failure: return "other failure"
+        case .usage: return "usage error (unknown or missing option)"
+        case .denied: return "the sign-in request was denied"
+        case .expired: return "the code expired before it was approved"
+        case .unavailable: return "network or server failure"
+        case .storage: return "token storage failure"
+        case .protocolError: return "the server answered with an error or an unreadable response"
+        case .notSignedIn: return "not signed in, or the session ended: sign in again"
+        case .configuration: return "configuration error (issuer, endpoints, HTTPS policy)"
+        case .cancelled: return "cancelled (Ctrl-C)"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DeviceLogin
+
+/// How tokens and times are written on stdout.
+enum TokenOutput {
+    /// The token response as received, plus `expires_at` (RFC 3339, UTC) when `expires_in` was given: one line.
+    static func json(_ response: TokenResponse, receivedAt: Date) throws -> String {
+        var object = response.jsonObject
+        if let expiresIn = response.expiresIn {
+            object["expires_at"] = .string(timestamp(receivedAt.addingTimeInterval(TimeInterval(expiresIn))))
+        }
+        return try encode(object)
+    }
+
+    /// A JSON object as one line with sorted keys.
+    static func encode(_ object: JSONObject) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(object), as: UTF8.self)
+    }
+
+    /// Any JSON value as compact text (for arrays and objects in text output).
+    static func compact(_ value: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    /// A date as RFC 3339 in UTC, to the second: `2026-11-30T01:02:03Z`.
+    static func timestamp(_ date: Date) -> String {
+        date.ISO8601Format()
+    }
+
+    /// A duration for people: `59 s`, `5 min`, `1 h 30 min`, `2 d 3 h`.
+    static func duration(seconds: Int) -> String {
+        let value = max(0, seconds)
+        switch value {
+        case ..<60: return "\(value) s"
+        case ..<3600: return "\(value / 60) min"
+        case ..<86_400:
+            let minutes = (value % 3600) / 60
+            return minutes == 0 ? "\(value / 3600) h" : "\(value / 3600) h \(minutes) min"
+        default:
+            let hours = (value % 86_400) / 3600
+            return hours == 0 ? "\(value / 86_400) d" : "\(value / 86_400) d \(hours) h"
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Testing
+@testable import device_login
+
+@Suite("ArgumentParser: table-driven options")
+struct ArgumentParserTests {
+    private let table: [OptionSpec] = [
+        .value("issuer", "URL", "i"), .list("scope", "S", "s"), .flag("json", "j"), .value("client-id", "ID", "c"),
+    ]
+
+    private func parse(_ words: [String], environment: [String: String] = [:], positionals: Int = 0) throws
+        -> ParsedOptions {
+        try ArgumentParser.parse(words, options: table, command: "login", environment: environment,
+                                 maximumPositionals: positionals)
+    }
+
+    @Test("--opt value and --opt=value, flags, repeated lists")
+    func forms() throws {
+        let parsed = try parse(["--issuer", "https://a", "--scope=openid", "--scope", "email profile", "--json",
+                                "--client-id=x=y"])
+        #expect(parsed.value("issuer") == "https://a")
+        #expect(parsed.list("scope") == ["openid", "email profile"])
+        #expect(parsed.flag("json"))
+        #expect(parsed.value("client-id") == "x=y")
+        #expect(!parsed.has("nothing"))
+    }
+
+    @Test("errors name the option", arguments: [
+        (["--nope"], "unknown option '--nope'"),
+        (["-x"], "unknown option '-x'"),
+        (["--issuer"], "option '--issuer' needs a value (URL)"),
+        (["--json=1"], "option '--json' takes no value"),
+        (["--issuer", "a", "--issuer", "b"], "option '--issuer' is given more than once"),
+        (["stray"], "unexpected argument 'stray'"),
+    ])
+    func errors(words: [String], message: String) {
+        #expect(throws: UsageError(message, command: "login")) { try parse(words) }
+    }
+
+    @Test("-- ends options; a value may start with a dash")
+    func doubleDash() throws {
+        let parsed = try parse(["--issuer", "-weird", "--", "--json"], positionals: 1)
+        #expect(parsed.value("issuer") == "-weird")
+        #expect(parsed.positionals == ["--json"])
+        #expect(!parsed.flag("json"))
+    }
+
+    @Test("the environment fills what the command line leaves out; the command line wins")
+    func environment() throws {
+        let environment = [
+            "DEVICE_LOGIN_ISSUER": "https://env", "DEVICE_LOGIN_CLIENT_ID": "env-id",
+            "DEVICE_LOGIN_SCOPE": "openid  email", "DEVICE_LOGIN_JSON": "true",
+        ]
+        let parsed = try parse(["--client-id", "cli-id"], environment: environment)
+        #expect(parsed.value("issuer") == "https://env")
+        #expect(parsed.value("client-id") == "cli-id")
+        #expect(parsed.list("scope") == ["openid", "email"])
+        #expect(parsed.flag("json"))
+    }
+
+    @Test("flags from the environment take 1/true/yes/on and 0/false/no/off only", arguments: [
+        ("1", true), ("YES", true), ("on", true), ("0", false), ("false", false), ("", false),
+    ])
+    func environmentFlags(value: String, expected: Bool) throws {
+        #expect(try parse([], environment: ["DEVICE_LOGIN_JSON": value]).flag("json") == expected)
+    }
+
+    @Test("a bad flag value in the environment is a usage error")
+    func badEnvironmentFlag() {
+        #expect(throws: UsageError("DEVICE_LOGIN_JSON must be 1 or 0, not 'maybe'", command: "login")) {
+            try parse([], environment: ["DEVICE_LOGIN_JSON": "maybe"])
+        }
+    }
+
+    @Test("over-long arguments are refused")
+    func bounded() {
+        #expect(throws: UsageError.self) {
+            try parse(["--issuer", String(repeating: "a", count: ArgumentParser.maximumArgumentLength + 1)])
+        }
+    }
+
+    @Test("environment variable names", arguments: [
+        ("client-id", "DEVICE_LOGIN_CLIENT_ID"), ("device-authorization-endpoint", "DEVICE_LOGIN_DEVICE_AUTHORIZATION_ENDPOINT"),
+        ("qr", "DEVICE_LOGIN_QR"),
+    ])
+    func environmentNames(name: String, variable: String) {
+        #expect(OptionSpec.flag(name, "").environmentVariable == variable)
+    }
+}

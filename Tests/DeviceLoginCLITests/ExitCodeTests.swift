@@ -1,0 +1,37 @@
+import DeviceLogin
+import Testing
+@testable import device_login
+
+@Suite("ExitCode: each failure has its own code")
+struct ExitCodeTests {
+    @Test("library errors map to documented codes", arguments: [
+        (DeviceLoginError.Code.accessDenied, ExitCode.denied),
+        (.expired, .expired),
+        (.transport, .unavailable),
+        (.oauth, .protocolError),
+        (.invalidResponse, .protocolError),
+        (.sessionEnded, .notSignedIn),
+        (.noSession, .notSignedIn),
+        (.storage, .storage),
+        (.configuration, .configuration),
+        (.insecureEndpoint, .configuration),
+        (.discovery, .configuration),
+    ])
+    func mapping(code: DeviceLoginError.Code, expected: ExitCode) {
+        #expect(ExitCode(DeviceLoginError(code, "m")) == expected)
+    }
+
+    @Test("a discovery failure caused by the network is a network failure")
+    func discoveryNetwork() {
+        let error = DeviceLoginError(.discovery, "m", transportError: TransportError(.connectionFailed, "refused"))
+        #expect(ExitCode(error) == .unavailable)
+    }
+
+    @Test("the codes are distinct and sysexits-compatible")
+    func distinct() {
+        let values = ExitCode.allCases.map(\.rawValue)
+        #expect(Set(values).count == values.count)
+        #expect(ExitCode.usage.rawValue == 64)
+        #expect(ExitCode.cancelled.rawValue == 130)
+    }
+}

@@ -1,0 +1,90 @@
+import DeviceLogin
+import DeviceLoginTerminal
+import Testing
+@testable import device_login
+
+@Suite("LoginSettings: login options to library values")
+struct LoginSettingsTests {
+    private func settings(_ words: [String], environment: [String: String] = [:]) throws -> LoginSettings {
+        let parsed = try ArgumentParser.parse(words, options: LoginSettings.options, command: "login",
+                                              environment: environment)
+        return try LoginSettings.parse(parsed)
+    }
+
+    @Test("issuer and client ID; OpenID default scopes left to discovery; QR auto; store on")
+    func defaults() throws {
+        let value = try settings(["--issuer", "https://auth.example.com", "--client-id", "app"])
+        #expect(value.issuer == "https://auth.example.com")
+        #expect(value.client.clientID == "app")
+        #expect(value.client.scopes == nil)
+        #expect(value.client.authentication == .none)
+        #expect(value.qr == .auto)
+        #expect(value.store)
+        #expect(value.profile == "default")
+        #expect(!value.json)
+    }
+
+    @Test("--scope repeats and takes space-separated lists")
+    func scopes() throws {
+        let value = try settings(["--issuer", "https://a", "--client-id", "c", "--scope", "openid email",
+                                  "--scope", "offline_access"])
+        #expect(value.client.scopes == ["openid", "email", "offline_access"])
+    }
+
+    @Test("a secret means client_secret_basic unless --client-auth post")
+    func secrets() throws {
+        let basic = try settings(["--issuer", "https://a", "--client-id", "c", "--client-secret", "s"])
+        #expect(basic.client.authentication == .clientSecretBasic(secret: "s"))
+        let post = try settings(["--issuer", "https://a", "--client-id", "c", "--client-secret", "s",
+                                 "--client-auth", "post"])
+        #expect(post.client.authentication == .clientSecretPost(secret: "s"))
+    }
+
+    @Test("--param key=value pairs (Auth0 audience), resources, extra endpoints")
+    func parameters() throws {
+        let value = try settings([
+            "--client-id", "c", "--device-authorization-endpoint", "https://a/device", "--token-endpoint",
+            "https://a/token", "--param", "audience=https://api", "--resource", "https://api.example.com/",
+            "--qr", "never", "--no-store", "--json",
+        ])
+        #expect(value.issuer == nil)
+        #expect(value.client.additionalParameters.map(\.0) == ["audience"])
+        #expect(value.client.additionalParameters.map(\.1) == ["https://api"])
+        #expect(value.client.resources == ["https://api.example.com/"])
+        #expect(value.deviceAuthorizationEndpoint?.absoluteString == "https://a/device")
+        #expect(value.qr == .never)
+        #expect(!value.store)
+        #expect(value.json)
+    }
+
+    @Test("usage errors", arguments: [
+        ["--issuer", "https://a"],
+        ["--client-id", "c"],
+        ["--client-id", "c", "--device-authorization-endpoint", "https://a/d"],
+        ["--client-id", "c", "--issuer", "not a url"],
+        ["--client-id", "c", "--issuer", "ftp://a"],
+        ["--client-id", "c", "--issuer", "https://a", "--qr", "sometimes"],
+        ["--client-id", "c", "--issuer", "https://a", "--param", "novalue"],
+        ["--client-id", "c", "--issuer", "https://a", "--param", "=v"],
+        ["--client-id", "c", "--issuer", "https://a", "--resource", "relative/path"],
+        ["--client-id", "c", "--issuer", "https://a", "--resource", "https://a/#frag"],
+        ["--client-id", "c", "--issuer", "https://a", "--client-secret", "s", "--client-auth", "jwt"],
+    ])
+    func usageErrors(words: [String]) {
+        #expect(throws: UsageError.self) { try settings(words) }
+    }
+
+    @Test("everything can come from the environment")
+    func fromEnvironment() throws {
+        let value = try settings([], environment: [
+            "DEVICE_LOGIN_ISSUER": "https://env.example", "DEVICE_LOGIN_CLIENT_ID": "env-app",
+            "DEVICE_LOGIN_SCOPE": "openid offline_access", "DEVICE_LOGIN_QR": "always",
+            "DEVICE_LOGIN_NO_STORE": "1",
+        ])
+        #expect(value.issuer == "https://env.example")
+        #expect(value.client.clientID == "env-app")
+        #expect(value.client.scopes == ["openid", "offline_access"])
+        #expect(value.qr == .always)
+        #expect(!value.store)
+    }
+}

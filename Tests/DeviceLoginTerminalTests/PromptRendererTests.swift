@@ -1,0 +1,184 @@
+import DeviceLogin
+import Foundation
+import Testing
+
+@testable import DeviceLoginTerminal
+
+@Suite("PromptRenderer")
+struct PromptRendererTests {
+    private func render(
+        _ capabilities: TerminalCapabilities,
+        _ qrMode: QRMode = .auto,
+        _ authorization: DeviceAuthorization = Fixtures.authorization(),
+        secondsLeft: Int = 900
+    ) -> String {
+        PromptRenderer(capabilities: capabilities, qrMode: qrMode).render(authorization, secondsLeft: secondsLeft)
+    }
+
+    // MARK: - Snapshots
+
+    @Test("UTF-8 terminal with colour: QR in black on white, block-letter code")
+    func utf8Color() {
+        Snapshot.expect(render(Fixtures.laptop), matches: "prompt-utf8-color")
+    }
+
+    @Test("UTF-8 terminal with NO_COLOR: QR in inverse video, bold without colour")
+    func utf8NoColor() {
+        Snapshot.expect(render(Fixtures.laptopNoColor), matches: "prompt-utf8-no-color")
+    }
+
+    @Test("ASCII locale on a large colour terminal: QR as coloured cell pairs, letter-spaced code")
+    func asciiLocale() {
+        let capabilities = TerminalCapabilities(isTerminal: true, columns: 120, rows: 70, isUTF8: false)
+        Snapshot.expect(render(capabilities), matches: "prompt-ascii")
+    }
+
+    @Test("Serial console: ASCII, 80x24, the QR left out with the reason")
+    func serialConsole() {
+        Snapshot.expect(render(Fixtures.serialConsole), matches: "prompt-serial-console")
+    }
+
+    @Test("Narrow terminal: the QR left out with the sizes it needs")
+    func narrow() {
+        let capabilities = TerminalCapabilities(isTerminal: true, columns: 60, rows: 20, isUTF8: true)
+        let text = render(capabilities)
+        Snapshot.expect(text, matches: "prompt-narrow")
+        #expect(text.contains("QR code hidden: terminal is 60x20, needs 41x34; use --qr always to force\n"))
+    }
+
+    @Test("No verification_uri_complete: the QR holds verification_uri and the caption says to enter the code")
+    func noCompleteURI() {
+        let authorization = Fixtures.authorization(completeURI: nil)
+        Snapshot.expect(render(Fixtures.laptop, .auto, authorization), matches: "prompt-no-complete-uri")
+    }
+
+    @Test("TERM=dumb terminal: no escapes, light modules drawn as blocks")
+    func dumbTerminal() {
+        let capabilities = TerminalCapabilities(isTerminal: true, columns: 100, rows: 50, isUTF8: true, term: "dumb")
+        let text = render(capabilities)
+        Snapshot.expect(text, matches: "prompt-dumb-terminal")
+        #expect(!text.contains("\u{1B}"))
+    }
+
+    @Test("Pipe: plain lines, no escapes, no big letters, no QR")
+    func pipe() {
+        let text = render(Fixtures.pipe)
+        Snapshot.expect(text, matches: "prompt-pipe")
+        #expect(text == """
+            Open this page in a browser: https://auth.example.com/device
+            You will be sent to auth.example.com.
+            Code: WDJB-MJHT
+            The code expires in 15 min.
+
+            """)
+    }
+
+    @Test("Pipe with --qr always: the QR without escapes")
+    func pipeWithQR() {
+        let text = render(Fixtures.pipe, .always)
+        Snapshot.expect(text, matches: "prompt-pipe-qr-always")
+        #expect(!text.contains("\u{1B}"))
+    }
+
+    // MARK: - Rules that hold in every mode
+
+    static let everyTerminal: [TerminalCapabilities] = [
+        Fixtures.laptop, Fixtures.laptopNoColor, Fixtures.serialConsole, Fixtures.pipe,
+        TerminalCapabilities(isTerminal: false, isUTF8: false, term: nil),
+        TerminalCapabilities(isTerminal: true, columns: 20, rows: 5, isUTF8: true),
+        TerminalCapabilities(isTerminal: true, isUTF8: true),
+        TerminalCapabilities(isTerminal: true, columns: 200, rows: 100, isUTF8: true, term: "dumb"),
+    ]
+
+    @Test("`Code: <code>` stands on a line of its own, free of escapes, in every mode", arguments: everyTerminal)
+    func codeLineEverywhere(capabilities: TerminalCapabilities) throws {
+        for mode in QRMode.allCases {
+            let lines = render(capabilities, mode).split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.filter { $0 == "Code: WDJB-MJHT" }.count == 1, "\(capabilities) \(mode)")
+            let regex = try Regex(#"Code: (\S+)"#)
+            let match = try #require(render(capabilities, mode).firstMatch(of: regex))
+            #expect(match.output[1].substring == "WDJB-MJHT")
+        }
+    }
+
+    @Test("--qr never shows no QR and says nothing about it")
+    func never() {
+        let text = render(Fixtures.laptop, .never)
+        #expect(!text.contains(ANSI.blackOnWhite))
+        #expect(!text.contains("QR") && !text.contains("Scan"))
+    }
+
+    @Test("Unknown terminal size: the QR is hidden in auto mode, with the reason")
+    func unknownSize() {
+        let capabilities = TerminalCapabilities(isTerminal: true, isUTF8: true)
+        #expect(render(capabilities).hasSuffix(
+            "The code expires in 15 min.\nQR code hidden: terminal size unknown; use --qr always to force\n"))
+    }
+
+    @Test("A terminal exactly as large as the prompt shows the QR; one row less hides it")
+    func exactFit() {
+        // At 41 columns: 21 QR lines, the caption and the address wrap to 2 rows each, 7 more text rows, 1 status.
+        let tall = TerminalCapabilities(isTerminal: true, columns: 41, rows: 33, isUTF8: true)
+        #expect(render(tall).contains("Scan to open auth.example.com with the code below filled in.\n"))
+        var short = tall
+        short.rows = 32
+        #expect(render(short).contains("QR code hidden: terminal is 41x32, needs 41x33; use --qr always to force\n"))
+        var thin = tall
+        thin.columns = 40
+        #expect(render(thin).contains("QR code hidden: terminal is 40x33, needs 41x"))
+    }
+
+    @Test("An unsafe verification_uri is neither printed nor encoded", arguments: [
+        "javascript:alert(1)", "file:///etc/passwd", "data:text/html,<h1>hi</h1>", "https://evil.example/a b",
+        "https://good.example@evil.example/", "https://auth.example.com/\u{1B}]8;;https://evil/\u{07}",
+    ])
+    func unsafeVerificationURI(uri: String) {
+        let authorization = Fixtures.authorization(verificationURI: uri, completeURI: nil)
+        let text = render(Fixtures.laptop, .always, authorization)
+        #expect(text.hasPrefix(
+            "Refused to show the sign-in address: the server sent one that is not a plain http(s) link.\n"))
+        #expect(text.hasSuffix("QR code not shown: the server's link is not a plain http(s) address.\n"))
+        #expect(!text.contains("evil") && !text.contains("javascript") && !text.contains("file:"))
+        #expect(!text.contains(ANSI.blackOnWhite))
+    }
+
+    @Test("An unsafe verification_uri_complete keeps the QR out but the safe address in")
+    func unsafeCompleteURI() {
+        let authorization = Fixtures.authorization(completeURI: "javascript:alert(document.cookie)")
+        let text = render(Fixtures.laptop, .always, authorization)
+        #expect(text.hasPrefix("Open this page in a browser: \u{1B}[1mhttps://auth.example.com/device\u{1B}[0m\n"))
+        #expect(text.hasSuffix("QR code not shown: the server's link is not a plain http(s) address.\n"))
+        #expect(!text.contains("javascript"))
+    }
+
+    @Test("A complete URI on another host is named in the caption")
+    func completeURIOnAnotherHost() {
+        let authorization = Fixtures.authorization(completeURI: "https://other.example:8443/d?c=WDJB-MJHT")
+        #expect(render(Fixtures.laptop, .always, authorization).contains(
+            "Scan to open other.example:8443 with the code below filled in.\n"))
+    }
+
+    @Test("A hostile user code reaches the terminal without its escapes")
+    func hostileUserCode() {
+        let authorization = Fixtures.authorization(userCode: "WDJB\u{1B}]52;c;cm0gLXJmIH4=\u{07}-MJHT\u{202E}")
+        let text = render(Fixtures.pipe, .auto, authorization)
+        #expect(text.contains("\nCode: WDJB-MJHT\n"))
+        #expect(!text.contains("\u{1B}") && !text.contains("\u{202E}"))
+    }
+
+    @Test("A code the font cannot draw is letter-spaced instead")
+    func lowercaseCode() {
+        let authorization = Fixtures.authorization(userCode: "wdjb-mjht")
+        let text = render(Fixtures.laptop, .never, authorization)
+        #expect(text.contains("\n  \u{1B}[1mw d j b - m j h t\u{1B}[0m\n"))
+    }
+
+    @Test("The expiry line", arguments: [
+        (900, "The code expires in 15 min."), (899, "The code expires in 14 min 59 s."),
+        (45, "The code expires in 45 s."), (5400, "The code expires in 1 h 30 min."), (0, "The code has expired."),
+        (-3, "The code has expired."),
+    ])
+    func expiry(seconds: Int, line: String) {
+        #expect(render(Fixtures.pipe, secondsLeft: seconds).hasSuffix("\n" + line + "\n"))
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import DeviceLogin
+
+@Suite("DeviceAuthorizationResponse (RFC 8628 §3.2) and its provider quirks")
+struct DeviceAuthorizationResponseTests {
+    private func parse(_ json: String) throws -> DeviceAuthorizationResponse {
+        try JSONDecoder().decode(DeviceAuthorizationResponse.self, from: Data(json.utf8))
+    }
+
+    @Test("the RFC 8628 §3.2 example")
+    func rfcExample() throws {
+        let response = try parse("""
+            {"device_code":"GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS","user_code":"WDJB-MJHT",
+             "verification_uri":"https://example.com/device",
+             "verification_uri_complete":"https://example.com/device?user_code=WDJB-MJHT",
+             "expires_in":1800,"interval":5}
+            """)
+        #expect(response.deviceCode == "GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS")
+        #expect(response.userCode == "WDJB-MJHT")
+        #expect(response.verificationURI == "https://example.com/device")
+        #expect(response.verificationURIComplete == "https://example.com/device?user_code=WDJB-MJHT")
+        #expect(response.expiresIn == 1800)
+        #expect(response.effectiveInterval == 5)
+        #expect(response.additionalFields.isEmpty)
+    }
+
+    @Test("Google and early Microsoft: verification_url")
+    func verificationURL() throws {
+        let response = try parse("""
+            {"device_code":"d","user_code":"ABCD-EFGH","verification_url":"https://www.google.com/device",
+             "expires_in":1800,"interval":5}
+            """)
+        #expect(response.verificationURI == "https://www.google.com/device")
+        #expect(response.additionalFields["verification_url"] == nil)
+    }
+
+    @Test("Microsoft: expires_in and interval as strings, message kept")
+    func stringsAndMessage() throws {
+        let response = try parse("""
+            {"device_code":"d","user_code":"FGH","verification_uri":"https://microsoft.com/devicelogin",
+             "expires_in":"900","interval":"5","message":"To sign in, use a web browser"}
+            """)
+        #expect(response.expiresIn == 900)
+        #expect(response.interval == 5)
+        #expect(response.message == "To sign in, use a web browser")
+        #expect(response.additionalFields["message"] == .string("To sign in, use a web browser"))
+    }
+
+    @Test("interval missing, 0 or negative means 5 s (RFC 8628 §3.2 default)", arguments: [
+        "", #","interval":0"#, #","interval":-3"#, #","interval":"0""#, #","interval":"soon""#,
+    ])
+    func intervalDefault(fragment: String) throws {
+        let response = try parse(#"{"device_code":"d","user_code":"u","verification_uri":"https://e/d","expires_in":60"#
+            + fragment + "}")
+        #expect(response.effectiveInterval == 5)
+    }
+
+    @Test("a missing required field names it", arguments: [
+        ("device_code", #"{"user_code":"u","verification_uri":"https://e","expires_in":60}"#),
+        ("user_code", #"{"device_code":"d","verification_uri":"https://e","expires_in":60}"#),
+        ("verification_uri", #"{"device_code":"d","user_code":"u","expires_in":60}"#),
+        ("expires_in", #"{"device_code":"d","user_code":"u","verification_uri":"https://e"}"#),
+        ("expires_in", #"{"device_code":"d","user_code":"u","verification_uri":"https://e","expires_in":0}"#),
+    ])
+    func missingField(field: String, json: String) {
+        #expect {
+            try parse(json)
+        } throws: { error in
+            guard let error = error as? DeviceLoginError else { return false }
+            return error.code == .invalidResponse && error.message.contains(field)
+        }
+    }
+
+    @Test("round trip keeps unknown fields; description hides the device code")
+    func roundTrip() throws {
+        let response = try parse(#"{"device_code":"secret-dc","user_code":"U","verification_uri":"https://e/d","#
+            + #""expires_in":60,"x_extra":{"a":[1,true,null]}}"#)
+        let again = try parse(String(decoding: try JSONEncoder().encode(response), as: UTF8.self))
+        #expect(again == response)
+        #expect(again.additionalFields["x_extra"] == .object(["a": .array([.number(1), .bool(true), .null])]))
+        #expect(!String(describing: response).contains("secret-dc"))
+    }
+}

@@ -1,0 +1,255 @@
+import DeviceLoginTesting
+import Foundation
+import Synchronization
+import Testing
+@testable import DeviceLogin
+
+/// Records the events a flow reports, in order.
+final class FlowEventLog: Sendable {
+    private let storage = Mutex<[DeviceFlowEvent]>([])
+    func append(_ event: DeviceFlowEvent) { storage.withLock { $0.append(event) } }
+    var events: [DeviceFlowEvent] { storage.withLock { $0 } }
+}
+
+/// A mock server, a manual clock and a flow wired together, with helpers to run in virtual time.
+struct FlowHarness {
+    let clock = ManualClock()
+    let server: MockAuthorizationServer
+    let flow: DeviceFlow
+
+    init(
+        script: MockAuthorizationServer.Script = .approve(afterPolls: 2),
+        configure: (inout MockAuthorizationServer.Configuration) -> Void = { _ in },
+        client: ClientConfiguration = ClientConfiguration(clientID: MockAuthorizationServer.Configuration.defaultClientID)
+    ) throws {
+        var configuration = MockAuthorizationServer.Configuration(defaultScript: script)
+        configure(&configuration)
+        server = MockAuthorizationServer(configuration: configuration, clock: clock)
+        flow = DeviceFlow(
+            endpoints: try server.endpoints(), client: client, transport: InProcessTransport(server: server),
+            clock: clock, now: { Date(timeIntervalSince1970: 1_800_000_000) }
+        )
+    }
+
+    /// Runs the whole flow in virtual time; returns the result and the events.
+    func run() async -> (result: Result<TokenResponse, any Error>, events: [DeviceFlowEvent]) {
+        let log = FlowEventLog()
+        let flow = self.flow
+        do {
+            let token = try await clock.withAutoAdvance { try await flow.run { log.append($0) } }
+            return (.success(token), log.events)
+        } catch {
+            return (.failure(error), log.events)
+        }
+    }
+
+    /// The poll times of the one device code issued.
+    var pollTimes: [Duration] {
+        guard let code = server.lastAuthorization?.deviceCode else { return [] }
+        return server.pollTimes(deviceCode: code)
+    }
+}
+
+private func code(of result: Result<TokenResponse, any Error>) -> DeviceLoginError.Code? {
+    guard case .failure(let error) = result else { return nil }
+    return (error as? DeviceLoginError)?.code
+}
+
+@Suite("DeviceFlow: RFC 8628 schedules in virtual time")
+struct DeviceFlowTests {
+    @Test("pending at 5 s, slow_down at 10 s, pending at 20 s, token at 30 s")
+    func slowDownSchedule() async throws {
+        let harness = try FlowHarness(script: .approve(afterPolls: 3).with(.slowDown, atPoll: 2))
+        let (result, events) = await harness.run()
+        _ = try result.get()
+        #expect(harness.pollTimes == [.seconds(5), .seconds(10), .seconds(20), .seconds(30)])
+        #expect(harness.server.rfcViolations == 0)
+        #expect(harness.clock.elapsed == .seconds(30))
+        let expected: [DeviceFlowEvent] = [
+            .polling(attempt: 1, elapsed: .seconds(5)), .pending(attempt: 1),
+            .polling(attempt: 2, elapsed: .seconds(10)), .slowDown(attempt: 2, newInterval: .seconds(10)),
+            .intervalChanged(from: .seconds(5), to: .seconds(10)),
+            .polling(attempt: 3, elapsed: .seconds(20)), .pending(attempt: 3),
+            .polling(attempt: 4, elapsed: .seconds(30)), .succeeded,
+        ]
+        #expect(Array(events.dropFirst()) == expected)
+        guard case .authorizationReceived(let authorization) = events.first else {
+            Issue.record("the first event must be the authorization")
+            return
+        }
+        #expect(authorization.receivedAtElapsed == .zero)
+        #expect(authorization.expiresAt == Date(timeIntervalSince1970: 1_800_000_600))
+    }
+
+    @Test("two slow_downs: +5 s each time, for every later poll")
+    func twoSlowDowns() async throws {
+        let harness = try FlowHarness(
+            script: .approve(afterPolls: 4).with(.slowDown, atPoll: 1).with(.slowDown, atPoll: 3)
+        )
+        _ = try await harness.run().result.get()
+        #expect(harness.pollTimes == [.seconds(5), .seconds(15), .seconds(25), .seconds(40), .seconds(55)])
+        #expect(harness.server.rfcViolations == 0)
+    }
+
+    @Test("a denial stops at once with access_denied")
+    func denied() async throws {
+        let harness = try FlowHarness(script: .deny(afterPolls: 1))
+        let (result, events) = await harness.run()
+        #expect(code(of: result) == .accessDenied)
+        #expect(harness.pollTimes == [.seconds(5), .seconds(10)])
+        #expect(events.last == .failed(DeviceLoginError(.accessDenied, "")))
+    }
+
+    @Test("the local deadline: no poll at or after expires_in; the error comes at the deadline")
+    func localExpiry() async throws {
+        let harness = try FlowHarness(script: .pending) { $0.deviceCodeLifetime = 30 }
+        let (result, _) = await harness.run()
+        #expect(code(of: result) == .expired)
+        #expect(harness.pollTimes == [.seconds(5), .seconds(10), .seconds(15), .seconds(20), .seconds(25)])
+        #expect(harness.clock.elapsed == .seconds(30))
+    }
+
+    @Test("expired_token from the server stops the flow")
+    func serverExpiry() async throws {
+        let harness = try FlowHarness(script: MockAuthorizationServer.Script.pending
+            .with(.oauthError(.expiredToken), atPoll: 2))
+        let (result, _) = await harness.run()
+        #expect(code(of: result) == .expired)
+        #expect(harness.pollTimes.count == 2)
+    }
+
+    @Test("another OAuth error is final and named")
+    func otherOAuthError() async throws {
+        let harness = try FlowHarness(script: MockAuthorizationServer.Script.pending
+            .with(.oauthError(.invalidClient, status: 401), atPoll: 1))
+        let (result, _) = await harness.run()
+        guard case .failure(let error as DeviceLoginError) = result else {
+            Issue.record("expected a DeviceLoginError")
+            return
+        }
+        #expect(error.code == .oauth)
+        #expect(error.oauthError?.code == .invalidClient)
+        #expect(error.message.contains("invalid_client"))
+    }
+
+    @Test("503 with Retry-After: wait the longer of it and the backoff, then carry on")
+    func retryAfter() async throws {
+        let harness = try FlowHarness(script: MockAuthorizationServer.Script.approve(afterPolls: 2)
+            .with(.httpError(status: 503, retryAfter: 30), atPoll: 2))
+        let (result, events) = await harness.run()
+        _ = try result.get()
+        #expect(harness.pollTimes == [.seconds(5), .seconds(10), .seconds(40)])
+        #expect(events.contains(.retrying(attempt: 2, delay: .seconds(30), reason: "the server answered HTTP 503")))
+    }
+
+    @Test("dropped connections back off exponentially from the interval, then reset")
+    func droppedConnections() async throws {
+        let harness = try FlowHarness(script: MockAuthorizationServer.Script.approve(afterPolls: 4)
+            .with(.dropConnection, atPoll: 1).with(.dropConnection, atPoll: 2).with(.dropConnection, atPoll: 3))
+        _ = try await harness.run().result.get()
+        // 5; +10 (1 failure); +20 (2); +40 (3); then +5 after an answer... poll 4 is pending, poll 5 the token.
+        #expect(harness.pollTimes == [.seconds(5), .seconds(15), .seconds(35), .seconds(75), .seconds(80)])
+        #expect(harness.server.rfcViolations == 0)
+    }
+
+    @Test("429 is transient too")
+    func tooManyRequests() async throws {
+        let harness = try FlowHarness(script: MockAuthorizationServer.Script.approve(afterPolls: 1)
+            .with(.httpError(status: 429), atPoll: 1))
+        _ = try await harness.run().result.get()
+        #expect(harness.pollTimes == [.seconds(5), .seconds(15)])
+    }
+
+    @Test("a malformed answer is final")
+    func malformed() async throws {
+        let harness = try FlowHarness(script: MockAuthorizationServer.Script.pending.with(.malformedJSON, atPoll: 1))
+        #expect(code(of: await harness.run().result) == .invalidResponse)
+    }
+
+    @Test("interval missing or 0: 5 s (RFC 8628 §3.2)", arguments: [nil, 0] as [Int?])
+    func defaultInterval(interval: Int?) async throws {
+        let harness = try FlowHarness(script: .approve(afterPolls: 1)) { $0.interval = interval }
+        _ = try await harness.run().result.get()
+        #expect(harness.pollTimes == [.seconds(5), .seconds(10)])
+        #expect(harness.server.rfcViolations == 0)
+    }
+
+    @Test("provider dialects complete a sign-in", arguments: [
+        MockAuthorizationServer.Dialect.standard, .github, .google, .microsoft,
+    ])
+    func dialects(dialect: MockAuthorizationServer.Dialect) async throws {
+        let harness = try FlowHarness(script: MockAuthorizationServer.Script.approve(afterPolls: 2)
+            .with(.slowDown, atPoll: 1)) { $0.dialect = dialect }
+        let token = try await harness.run().result.get()
+        #expect(!token.accessToken.isEmpty)
+        #expect(harness.server.rfcViolations == 0)
+        #expect(harness.pollTimes.first == .seconds(5))
+        #expect(harness.pollTimes.count == 3)
+    }
+
+    @Test("every request asks for JSON and carries the client ID")
+    func requestShape() async throws {
+        let harness = try FlowHarness(script: .approve(afterPolls: 0))
+        _ = try await harness.run().result.get()
+        for request in harness.server.requests where request.endpoint == .deviceAuthorization || request.endpoint == .token {
+            #expect(request.headers.contains { $0.name.lowercased() == "accept" && $0.value == "application/json" })
+            #expect(request.formValue("client_id") == MockAuthorizationServer.Configuration.defaultClientID)
+        }
+    }
+
+    @Test("cancelling the task stops the flow at once: CancellationError and no further request")
+    func cancellation() async throws {
+        let harness = try FlowHarness(script: .pending)
+        let flow = harness.flow
+        let task = Task { try await flow.run() }
+        await harness.clock.sleepers(atLeast: 1)
+        harness.clock.advance(by: .seconds(5))
+        await harness.clock.sleepers(atLeast: 1)
+        let requestsBefore = harness.server.requests.count
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        harness.clock.advance(by: .seconds(600))
+        #expect(harness.server.requests.count == requestsBefore)
+        #expect(harness.pollTimes == [.seconds(5)])
+    }
+
+    @Test("the device authorization request: errors with advice, HTTPS enforced")
+    func authorizationErrors() async throws {
+        let harness = try FlowHarness(
+            client: ClientConfiguration(clientID: "unknown-client")
+        )
+        await #expect(throws: DeviceLoginError(.oauth, "")) { try await harness.flow.requestAuthorization() }
+        do {
+            _ = try await harness.flow.requestAuthorization()
+        } catch let error as DeviceLoginError {
+            #expect(error.hint?.contains("client ID") == true)
+        }
+        let insecure = DeviceFlow(
+            endpoints: ServerEndpoints(
+                deviceAuthorization: try #require(URL(string: "http://auth.example.com/device")),
+                token: try #require(URL(string: "http://auth.example.com/token"))
+            ),
+            client: ClientConfiguration(clientID: "c"), transport: InProcessTransport(server: harness.server)
+        )
+        await #expect(throws: DeviceLoginError(.insecureEndpoint, "")) { try await insecure.requestAuthorization() }
+        #expect(harness.server.deviceAuthorizationRequestCount == 2)
+    }
+
+    @Test("scopes: the OpenID default for an OpenID provider, resources sent on both requests")
+    func scopesAndResources() async throws {
+        let harness = try FlowHarness(
+            script: .approve(afterPolls: 0),
+            client: ClientConfiguration(
+                clientID: MockAuthorizationServer.Configuration.defaultClientID,
+                resources: ["https://api.example.test/"]
+            )
+        )
+        _ = try await harness.run().result.get()
+        let device = try #require(harness.server.requests(to: .deviceAuthorization).first)
+        #expect(device.formValue("scope") == "openid profile offline_access")
+        #expect(device.formValue("resource") == "https://api.example.test/")
+        let poll = try #require(harness.server.requests(to: .token).first)
+        #expect(poll.formValue("resource") == "https://api.example.test/")
+        #expect(poll.formValue("grant_type") == DeviceAccessTokenRequest.grantType)
+    }
+}

@@ -1,0 +1,112 @@
+@testable import DeviceLogin
+import Foundation
+@testable import StoreCrashHelper
+import Testing
+
+@Suite struct FileTokenStoreLockingTests {
+    /// Counts how many bodies run at once.
+    final class Occupancy: @unchecked Sendable {
+        private let lock = NSLock()
+        private var inside = 0
+        private(set) var most = 0
+        private(set) var entries = 0
+
+        func enter() { lock.withLock { inside += 1; entries += 1; most = max(most, inside) } }
+        func leave() { lock.withLock { inside -= 1 } }
+    }
+
+    /// `flock` locks belong to an open file description: each call opens the lock file anew, so tasks of one
+    /// process exclude each other exactly as two processes do.
+    @Test func tasksWithSeparateDescriptorsExcludeEachOther() async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let occupancy = Occupancy()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    try await store.withExclusiveAccess(profile: "default") {
+                        occupancy.enter()
+                        try await Task.sleep(for: .milliseconds(2))
+                        occupancy.leave()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(occupancy.entries == 20)
+        #expect(occupancy.most == 1)
+        #expect(try permissions(root + "/default.lock") == 0o600)
+    }
+
+    @Test func twoProcessesIncrementingUnderTheLockLoseNoUpdate() async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await store.save(crashRecord(profile: "counter", number: 0))
+        let processes = try (0..<2).map { _ in try HelperProcess.start(["increment", root, "counter", "100"]).0 }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let count = try await store.load(profile: "counter")?.tokens?.issuedAt.timeIntervalSince1970
+        #expect(count == 200)
+    }
+
+    @Test func differentProfilesHaveDifferentLocks() async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let inner = try await store.withExclusiveAccess(profile: "a") {
+            try await store.withExclusiveAccess(profile: "b") { "both held" }
+        }
+        #expect(inner == "both held")
+    }
+
+    @Test func waitingBacksOffOnTheInjectedClockThenTimesOut() async throws {
+        let clock = SteppingClock()
+        let (root, store) = try makeStore(clock: clock, lockTimeout: .seconds(1))
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let holder = try holdLock(root + "/default.lock")
+        defer { close(holder) }
+
+        let error = try await storageError {
+            try await store.withExclusiveAccess(profile: "default") { _ = Issue.record("entered a held lock") }
+        }
+        #expect(error.message.contains(root + "/default.lock"))
+        let slept = clock.sleptDurations
+        #expect(Array(slept.prefix(7)) == [2, 4, 8, 16, 32, 64, 100].map { Duration.milliseconds($0) })
+        #expect(slept.reduce(.zero, +) >= .seconds(1))
+        #expect(slept.reduce(.zero, +) < .seconds(1) + .milliseconds(100))
+    }
+
+    @Test func cancellationStopsTheWait() async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let holder = try holdLock(root + "/default.lock")
+        defer { close(holder) }
+
+        let waiter = Task {
+            try await store.withExclusiveAccess(profile: "default") { _ = Issue.record("entered a held lock") }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+    }
+
+    @Test func theLockIsFreeAgainAfterTheBodyThrows() async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        struct Failure: Error {}
+        await #expect(throws: Failure.self) {
+            try await store.withExclusiveAccess(profile: "default") { throw Failure() }
+        }
+        let holder = try holdLock(root + "/default.lock")
+        close(holder)
+    }
+
+    /// Takes the lock with a descriptor of the test's own, as another process would.
+    private func holdLock(_ path: String) throws -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT, 0o600)
+        try #require(fd >= 0)
+        try #require(flock(fd, LOCK_EX | LOCK_NB) == 0, "the lock is already held")
+        return fd
+    }
+}

@@ -1,0 +1,83 @@
+@testable import DeviceLogin
+import Foundation
+import Testing
+
+@Suite struct IDTokenClaimsTests {
+    @Test func decodesTypedClaimsAndKeepsTheRest() throws {
+        var payload = Fixtures.idClaims()
+        payload["aud"] = .array([.string("cli"), .string("other")])
+        payload["azp"] = .string("cli")
+        payload["auth_time"] = .number(1_699_999_990)
+        payload["nonce"] = .string("n-1")
+        payload["preferred_username"] = .string("alice")
+        payload["email_verified"] = .string("true")
+        payload["groups"] = .array([.string("dev")])
+        let claims = try IDTokenClaims(idToken: Fixtures.jwt(payload))
+        #expect(claims.issuer == Fixtures.issuer)
+        #expect(claims.audience == ["cli", "other"])
+        #expect(claims.authorizedParty == "cli")
+        #expect(claims.authTime == Date(timeIntervalSince1970: 1_699_999_990))
+        #expect(claims.expiresAt == Fixtures.start.addingTimeInterval(3600))
+        #expect(claims.nonce == "n-1")
+        #expect(claims.preferredUsername == "alice")
+        #expect(claims.emailVerified == true)
+        #expect(claims.additionalClaims == ["groups": .array([.string("dev")])])
+        #expect(try IDTokenClaims(jsonObject: claims.jsonObject) == claims)
+    }
+
+    @Test func audienceAsAStringIsAListOfOne() throws {
+        #expect(try IDTokenClaims(idToken: Fixtures.jwt(Fixtures.idClaims())).audience == ["cli"])
+    }
+
+    /// `exp` is checked with a 60-second leeway: valid until 60 s after it, by the injected time.
+    @Test(arguments: [(59.0, true), (60.0, false), (61.0, false), (-3600.0, true)])
+    func expiryBoundaryWithLeeway(secondsAfterExpiry: TimeInterval, valid: Bool) throws {
+        let claims = try IDTokenClaims(idToken: Fixtures.jwt(Fixtures.idClaims()))
+        let now = claims.expiresAt.addingTimeInterval(secondsAfterExpiry)
+        let check = { try claims.validate(issuer: Fixtures.issuer, clientID: "cli", now: now) }
+        if valid {
+            try check()
+        } else {
+            #expect(throws: DeviceLoginError(.invalidIDToken, "")) { try check() }
+        }
+    }
+
+    @Test func issuerAudienceAndAuthorizedPartyAreChecked() throws {
+        let claims = try IDTokenClaims(idToken: Fixtures.jwt(Fixtures.idClaims()))
+        let now = Fixtures.start
+        try claims.validate(issuer: Fixtures.issuer + "/", clientID: "cli", now: now)
+        try claims.validate(issuer: nil, clientID: "cli", now: now)
+        #expect(throws: DeviceLoginError(.invalidIDToken, "")) {
+            try claims.validate(issuer: "https://other.example.com", clientID: "cli", now: now)
+        }
+        #expect(throws: DeviceLoginError(.invalidIDToken, "")) {
+            try claims.validate(issuer: Fixtures.issuer, clientID: "someone-else", now: now)
+        }
+        var withParty = claims
+        withParty.authorizedParty = "someone-else"
+        #expect(throws: DeviceLoginError(.invalidIDToken, "")) {
+            try withParty.validate(issuer: Fixtures.issuer, clientID: "cli", now: now)
+        }
+    }
+
+    @Test(arguments: [
+        "only.two", "a.b.c.d.e", "!!!.e30.sig", "e30.!!!.sig", "e30.W10.sig",
+        String(repeating: "a", count: IDTokenClaims.maximumTokenBytes + 1),
+    ])
+    func malformedTokensAreRefused(token: String) {
+        #expect(throws: DeviceLoginError(.invalidIDToken, "")) { try IDTokenClaims(idToken: token) }
+    }
+
+    @Test(arguments: ["iss", "sub", "aud", "exp", "iat"])
+    func requiredClaimsMustBePresent(claim: String) {
+        var payload = Fixtures.idClaims()
+        payload[claim] = nil
+        #expect(throws: DeviceLoginError(.invalidIDToken, "")) { try IDTokenClaims(idToken: Fixtures.jwt(payload)) }
+    }
+
+    @Test func base64URLWithAndWithoutPadding() {
+        #expect(CompactJWT.base64URLDecode("-_8") == Data([0xFB, 0xFF]))
+        #expect(CompactJWT.base64URLDecode("-_8=") == Data([0xFB, 0xFF]))
+        #expect(CompactJWT.base64URLDecode("a") == nil)
+    }
+}

@@ -1,0 +1,74 @@
+@testable import DeviceLogin
+import Foundation
+import Testing
+
+@Suite struct ProfileTests {
+    @Test(arguments: ["default", "work", "a.b", "user@example.com", "x_1-2+3", String(repeating: "p", count: 64)])
+    func acceptsValidNames(name: String) throws {
+        try Profile.validate(name: name)
+    }
+
+    @Test(arguments: [
+        "", "a/b", "..", "a..b", ".hidden", "-rf", String(repeating: "p", count: 65), "a b", "ü", "a\u{0}b", "/",
+    ])
+    func refusesUnsafeNames(name: String) {
+        #expect(throws: DeviceLoginError(.configuration, "")) { try Profile.validate(name: name) }
+    }
+
+    @Test func refusalSaysWhatIsWrong() {
+        do {
+            try Profile.validate(name: "../etc")
+            Issue.record("accepted ../etc")
+        } catch let error as DeviceLoginError {
+            #expect(error.message.contains("'/'") || error.message.contains("'..'"))
+            #expect(error.hint != nil)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func issuerDefaultsToTheEndpointsIssuer() throws {
+        #expect(try Fixtures.profile().issuer == Fixtures.issuer)
+    }
+
+    @Test func clientConfigurationForAPublicClient() throws {
+        let client = try Fixtures.profile().clientConfiguration()
+        #expect(client.clientID == "cli")
+        #expect(client.authentication == .none)
+        #expect(client.scopes == ["openid", "offline_access"])
+    }
+
+    @Test func secretIsStoredOnlyWhenAsked() throws {
+        let client = ClientConfiguration(clientID: "c", authentication: .clientSecretBasic(secret: "s3cret"))
+        let without = try Profile(endpoints: Fixtures.endpoints, client: client)
+        #expect(without.clientSecret == nil)
+        #expect(without.clientAuthentication == .clientSecretBasic)
+        #expect(throws: DeviceLoginError(.configuration, "")) { try without.clientConfiguration() }
+        #expect(try without.clientConfiguration(secret: "given").authentication == .clientSecretBasic(secret: "given"))
+
+        let with = try Profile(endpoints: Fixtures.endpoints, client: client, storingSecret: true)
+        #expect(with.clientSecret == "s3cret")
+        #expect(try with.clientConfiguration().authentication == .clientSecretBasic(secret: "s3cret"))
+        #expect(!"\(with)".contains("s3cret"))
+    }
+
+    @Test func clientSecretPostRoundTrips() throws {
+        let client = ClientConfiguration(clientID: "c", authentication: .clientSecretPost(secret: "p"))
+        let profile = try Profile(endpoints: Fixtures.endpoints, client: client, storingSecret: true)
+        #expect(try profile.clientConfiguration().authentication == .clientSecretPost(secret: "p"))
+    }
+
+    @Test func codableRoundTripAndNameValidationOnDecode() throws {
+        let profile = try Profile(
+            name: "work", endpoints: Fixtures.endpoints, clientID: "cli", resources: [Fixtures.api],
+            clientAuthentication: .clientSecretPost, clientSecret: "s", allowInsecureHTTP: true
+        )
+        let data = try JSONEncoder().encode(profile)
+        #expect(try JSONDecoder().decode(Profile.self, from: data) == profile)
+
+        let text = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\"work\"", with: "\"..\"")
+        #expect(throws: DeviceLoginError(.configuration, "")) {
+            try JSONDecoder().decode(Profile.self, from: Data(text.utf8))
+        }
+    }
+}

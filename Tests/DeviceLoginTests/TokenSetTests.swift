@@ -1,0 +1,98 @@
+@testable import DeviceLogin
+import Foundation
+import Testing
+
+@Suite struct TokenSetTests {
+    @Test func expiryIsComputedFromTheInjectedNow() {
+        let response = TokenResponse(accessToken: "AT", expiresIn: 300, refreshToken: "RT", scope: "openid")
+        let tokens = TokenSet(response: response, receivedAt: Fixtures.start)
+        #expect(tokens.expiresAt == Fixtures.start.addingTimeInterval(300))
+        #expect(tokens.issuedAt == Fixtures.start)
+        #expect(tokens.refreshToken == "RT")
+        #expect(tokens.scopes == ["openid"])
+    }
+
+    @Test func withoutExpiresInTheTokenHasNoExpiryAndStaysUsable() {
+        let tokens = TokenSet(response: TokenResponse(accessToken: "AT"), receivedAt: Fixtures.start)
+        #expect(tokens.expiresAt == nil)
+        #expect(tokens.accessToken(validAfter: Fixtures.start.addingTimeInterval(1e9)) == "AT")
+    }
+
+    @Test(arguments: [(-1.0, "AT-1" as String?), (0.0, nil), (1.0, nil)])
+    func validityBoundaryAtExpiry(offset: TimeInterval, expected: String?) {
+        let tokens = Fixtures.tokens(expiresIn: 100)
+        let expiry = Fixtures.start.addingTimeInterval(100)
+        #expect(tokens.accessToken(validAfter: expiry.addingTimeInterval(offset)) == expected)
+    }
+
+    @Test func refreshWithoutRefreshTokenKeepsTheOldOne() {
+        var old = Fixtures.tokens(idToken: "ID-1")
+        old.resourceTokens[Fixtures.api] = .init(accessToken: "API-1", expiresAt: nil, issuedAt: Fixtures.start)
+        let later = Fixtures.start.addingTimeInterval(50)
+        let next = old.refreshed(with: TokenResponse(accessToken: "AT-2", expiresIn: 60), receivedAt: later)
+        #expect(next.accessToken == "AT-2")
+        #expect(next.refreshToken == "RT-1")
+        #expect(next.idToken == "ID-1")
+        #expect(next.scope == "openid offline_access")
+        #expect(next.expiresAt == later.addingTimeInterval(60))
+        #expect(next.issuedAt == later)
+        #expect(next.resourceTokens[Fixtures.api]?.accessToken == "API-1")
+    }
+
+    @Test func refreshReplacesARotatedRefreshTokenAndIDToken() {
+        let response = TokenResponse(accessToken: "AT-2", refreshToken: "RT-2", scope: "openid", idToken: "ID-2")
+        let next = Fixtures.tokens(idToken: "ID-1").refreshed(with: response, receivedAt: Fixtures.start)
+        #expect(next.refreshToken == "RT-2")
+        #expect(next.idToken == "ID-2")
+        #expect(next.scope == "openid")
+    }
+
+    @Test func resourceRefreshChangesOnlyThatResource() {
+        let old = Fixtures.tokens()
+        let response = TokenResponse(accessToken: "API-1", expiresIn: 30, refreshToken: "RT-2", scope: "read")
+        let next = old.refreshed(with: response, for: Fixtures.api, receivedAt: Fixtures.start)
+        #expect(next.accessToken == "AT-1")
+        #expect(next.expiresAt == old.expiresAt)
+        #expect(next.refreshToken == "RT-2")
+        let entry = next.resourceTokens[Fixtures.api]
+        #expect(entry?.accessToken == "API-1")
+        #expect(entry?.scope == "read")
+        #expect(entry?.expiresAt == Fixtures.start.addingTimeInterval(30))
+        #expect(next.accessToken(for: Fixtures.api, validAfter: Fixtures.start.addingTimeInterval(29)) == "API-1")
+        #expect(next.accessToken(for: Fixtures.api, validAfter: Fixtures.start.addingTimeInterval(30)) == nil)
+        #expect(next.accessToken(for: "https://other.example.com", validAfter: Fixtures.start) == nil)
+    }
+
+    @Test func descriptionNeverShowsATokenOrSecret() {
+        var tokens = Fixtures.tokens(access: "secret-access", refresh: "secret-refresh", idToken: "secret-id")
+        tokens.resourceTokens[Fixtures.api] = .init(
+            accessToken: "secret-api", expiresAt: nil, issuedAt: Fixtures.start
+        )
+        let text = "\(tokens) \(tokens.resourceTokens[Fixtures.api].map { "\($0)" } ?? "")"
+        #expect(!text.contains("secret"))
+        #expect(text.contains("refreshToken: yes"))
+        #expect(text.contains(Fixtures.api))
+    }
+
+    @Test func encodesToTheDocumentedFileFormat() throws {
+        var tokens = Fixtures.tokens(expiresIn: 60)
+        tokens.resourceTokens[Fixtures.api] = .init(
+            accessToken: "API", expiresAt: nil, scope: "read", issuedAt: Fixtures.start
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(tokens), as: UTF8.self)
+        #expect(text == """
+            {"access_token":"AT-1","expires_at":1700000060,"issued_at":1700000000,"refresh_token":"RT-1",\
+            "resources":{"https:\\/\\/api.example.com":{"access_token":"API","issued_at":1700000000,\
+            "scope":"read","token_type":"Bearer"}},"scope":"openid offline_access","token_type":"Bearer"}
+            """)
+        #expect(try JSONDecoder().decode(TokenSet.self, from: Data(text.utf8)) == tokens)
+    }
+
+    @Test func fractionalTimesSurviveARoundTrip() throws {
+        let tokens = Fixtures.tokens(receivedAt: Date(timeIntervalSince1970: 1_700_000_000.25))
+        let decoded = try JSONDecoder().decode(TokenSet.self, from: JSONEncoder().encode(tokens))
+        #expect(decoded == tokens)
+    }
+}

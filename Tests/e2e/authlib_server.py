@@ -1,0 +1,621 @@
+#!/usr/bin/env python3
+"""A small, real RFC 8628 authorization server for DeviceLogin's end-to-end tests.
+
+The OAuth work is Authlib's: the device authorization endpoint and device code grant (RFC 8628), the refresh token
+grant (RFC 6749 §6, here with rotation), the revocation endpoint (RFC 7009), bearer token checks (RFC 6750), the
+UserInfo endpoint and ID tokens (OpenID Connect Core). This file supplies only what Authlib leaves to its user:
+in-memory storage, two clients, one user, the pages a person uses to approve a code, and discovery documents.
+
+What Authlib does NOT do by itself (checked in Authlib 1.9.10, authlib/oauth2/rfc8628/device_code.py):
+`DeviceCodeGrant.should_slow_down` raises NotImplementedError, so the polling interval is not enforced unless the
+server implements that hook. `DeviceGrant.should_slow_down` below does it: a poll that arrives sooner than the
+interval in force after the previous poll of the same device code is answered `slow_down`, and, as RFC 8628 §3.5
+says, the interval grows by 5 seconds for that and every later poll. The first poll is not checked against the
+time of the device authorization request.
+
+Test-only routes, for the test suites (this server is a test fixture, never a product):
+    GET  /_test/polls?user_code=CODE      every poll of that code: monotonic time, answer, interval after it
+    POST /_test/slow_down?user_code=CODE  the next pending poll of that code is answered slow_down
+
+Run:  python3 Tests/e2e/authlib_server.py --port 0 --interval 1
+It binds 127.0.0.1 only and prints `LISTENING http://127.0.0.1:PORT` on stdout once it accepts connections.
+"""
+
+import argparse
+import html
+import secrets
+import sys
+import threading
+import time
+from functools import wraps
+from urllib.parse import urlencode, urlsplit
+
+from authlib.integrations.flask_oauth2 import AuthorizationServer, ResourceProtector
+from authlib.oauth2 import OAuth2Error
+from authlib.oauth2.rfc6749 import ClientMixin, TokenMixin, grants
+from authlib.oauth2.rfc6750 import BearerTokenValidator
+from authlib.oauth2.rfc7009 import RevocationEndpoint
+from authlib.oauth2.rfc8628 import (
+    DEVICE_CODE_GRANT_TYPE,
+    DeviceAuthorizationEndpoint,
+    DeviceCodeGrant,
+    DeviceCredentialDict,
+)
+from authlib.oidc.core import OpenIDToken, UserInfo, UserInfoEndpoint
+from flask import Flask, current_app, jsonify, redirect, request, session
+from joserfc.jwk import RSAKey
+from werkzeug.serving import make_server
+
+PUBLIC_CLIENT_ID = "device-login-e2e"
+CONFIDENTIAL_CLIENT_ID = "device-login-e2e-confidential"
+CONFIDENTIAL_CLIENT_SECRET = "e2e-confidential-secret"
+USERNAME = "alice"
+PASSWORD = "wonderland"
+SCOPES_SUPPORTED = ["openid", "profile", "email", "offline_access"]
+SLOW_DOWN_STEP = 5  # RFC 8628 §3.5: "the interval MUST be increased by 5 seconds"
+
+
+class User:
+    def __init__(self, username, password, name, email):
+        self.username = username
+        self.password = password
+        self.name = name
+        self.email = email
+
+    def get_user_id(self):
+        return self.username
+
+    def claims(self):
+        return UserInfo(sub=self.username, name=self.name, email=self.email, preferred_username=self.username)
+
+
+class Client(ClientMixin):
+    """A registered client. `auth_method` is the only way it may authenticate, at every endpoint."""
+
+    def __init__(self, client_id, client_secret, auth_method, name):
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.auth_method = auth_method
+        self.client_metadata = {"client_name": name}
+
+    def get_client_id(self):
+        return self.client_id
+
+    def get_default_redirect_uri(self):
+        return None
+
+    def get_allowed_scope(self, scope):
+        if not scope:
+            return ""
+        return " ".join(s for s in scope.split() if s in SCOPES_SUPPORTED)
+
+    def check_redirect_uri(self, redirect_uri):
+        return False
+
+    def check_client_secret(self, client_secret):
+        return self.client_secret is not None and secrets.compare_digest(self.client_secret, client_secret)
+
+    def check_endpoint_auth_method(self, method, endpoint):
+        return method == self.auth_method
+
+    def check_response_type(self, response_type):
+        return False
+
+    def check_grant_type(self, grant_type):
+        return grant_type in (DEVICE_CODE_GRANT_TYPE, "refresh_token")
+
+
+class Token(TokenMixin):
+    def __init__(self, client, user, fields):
+        self.client = client
+        self.user = user
+        self.access_token = fields["access_token"]
+        self.refresh_token = fields.get("refresh_token")
+        self.scope = fields.get("scope", "")
+        self.expires_in = fields.get("expires_in", 0)
+        self.issued_at = time.time()
+        self.access_token_revoked = False
+        self.refresh_token_revoked = False
+
+    def check_client(self, client):
+        return client.get_client_id() == self.client.get_client_id()
+
+    def get_scope(self):
+        return self.scope
+
+    def get_expires_in(self):
+        return self.expires_in
+
+    def is_expired(self):
+        return bool(self.expires_in) and self.issued_at + self.expires_in < time.time()
+
+    def is_revoked(self):
+        return self.access_token_revoked
+
+    def get_user(self):
+        return self.user
+
+    def get_client(self):
+        return self.client
+
+
+class DeviceCredential(DeviceCredentialDict):
+    """Authlib's device credential plus what this server tracks: the person's decision and every poll."""
+
+    def __init__(self, data, interval):
+        super().__init__(data)
+        self.interval = interval
+        self.polls = []
+        self.force_slow_down = False
+        self.decision = None  # (user, approved) once the person has answered
+        self.used = False
+
+    def start_poll(self, auth_method):
+        poll = {"at": time.monotonic(), "auth_method": auth_method, "answer": None, "interval": None}
+        self.polls.append(poll)
+        return poll
+
+
+def normalize_user_code(user_code):
+    """RFC 8628 §6.1: user codes are compared case-insensitively, ignoring dashes, spaces and other punctuation."""
+    return "".join(ch for ch in (user_code or "").upper() if ch.isalnum())
+
+
+class Store:
+    """Everything the server knows, in memory. Requests are serialized by `lock` (see `create_app`)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.users = {USERNAME: User(USERNAME, PASSWORD, "Alice Liddell", "alice@example.com")}
+        self.clients = {
+            PUBLIC_CLIENT_ID: Client(PUBLIC_CLIENT_ID, None, "none", "DeviceLogin e2e (public)"),
+            CONFIDENTIAL_CLIENT_ID: Client(
+                CONFIDENTIAL_CLIENT_ID,
+                CONFIDENTIAL_CLIENT_SECRET,
+                "client_secret_basic",
+                "DeviceLogin e2e (confidential)",
+            ),
+        }
+        self.credentials = {}  # device_code -> DeviceCredential
+        self.by_user_code = {}  # normalized user_code -> DeviceCredential
+        self.tokens = []
+
+    def add_credential(self, credential):
+        self.credentials[credential["device_code"]] = credential
+        self.by_user_code[normalize_user_code(credential["user_code"])] = credential
+
+    def credential_for_user_code(self, user_code):
+        return self.by_user_code.get(normalize_user_code(user_code))
+
+    def token_for(self, value, kind):
+        for token in self.tokens:
+            if getattr(token, kind) == value:
+                return token
+        return None
+
+
+def store():
+    return current_app.config["STORE"]
+
+
+def issuer():
+    return current_app.config["ISSUER"]
+
+
+class DeviceAuthorization(DeviceAuthorizationEndpoint):
+    def __init__(self, server, interval, expires_in):
+        super().__init__(server)
+        self.INTERVAL = interval
+        self.EXPIRES_IN = expires_in
+
+    def get_verification_uri(self):
+        return issuer() + "/device"
+
+    def save_device_credential(self, client_id, scope, data):
+        data = dict(data, client_id=client_id, scope=scope, expires_at=time.time() + data["expires_in"])
+        store().add_credential(DeviceCredential(data, self.INTERVAL))
+
+
+class DeviceGrant(DeviceCodeGrant):
+    def query_device_credential(self, device_code):
+        credential = store().credentials.get(device_code)
+        if credential is None or credential.used:
+            return None
+        return credential
+
+    def query_user_grant(self, user_code):
+        return store().credential_for_user_code(user_code).decision
+
+    def validate_device_credential(self, credential):
+        # Authlib calls this once per poll, after the client is authenticated and owns the device code:
+        # the place to record the poll and the answer it gets.
+        poll = credential.start_poll(self.request.auth_method)
+        try:
+            user = super().validate_device_credential(credential)
+        except OAuth2Error as error:
+            poll["answer"] = error.error
+            raise
+        finally:
+            poll["interval"] = credential.interval
+        poll["answer"] = "token"
+        return user
+
+    def should_slow_down(self, credential):
+        # The hook Authlib leaves unimplemented. RFC 8628 §3.5: on slow_down "the interval MUST be increased
+        # by 5 seconds for this and all subsequent requests".
+        polls = credential.polls
+        too_soon = len(polls) >= 2 and polls[-1]["at"] - polls[-2]["at"] < credential.interval
+        if too_soon or credential.force_slow_down:
+            credential.force_slow_down = False
+            credential.interval += SLOW_DOWN_STEP
+            return True
+        return False
+
+    def create_token_response(self):
+        response = super().create_token_response()
+        self.request.credential.used = True  # a device code yields one token response
+        return response
+
+
+class RefreshGrant(grants.RefreshTokenGrant):
+    TOKEN_ENDPOINT_AUTH_METHODS = ["client_secret_basic", "none"]
+    INCLUDE_NEW_REFRESH_TOKEN = True  # rotation: every refresh answers with a new refresh token
+
+    def authenticate_refresh_token(self, refresh_token):
+        token = store().token_for(refresh_token, "refresh_token")
+        if token is not None and not token.refresh_token_revoked:
+            return token
+        return None
+
+    def authenticate_user(self, refresh_token):
+        return refresh_token.user
+
+    def revoke_old_credential(self, refresh_token):
+        refresh_token.refresh_token_revoked = True
+
+
+class Revocation(RevocationEndpoint):
+    CLIENT_AUTH_METHODS = ["client_secret_basic", "none"]
+
+    def query_token(self, token_string, token_type_hint):
+        kinds = ["access_token", "refresh_token"]
+        if token_type_hint == "refresh_token":
+            kinds.reverse()
+        for kind in kinds:
+            token = store().token_for(token_string, kind)
+            if token is not None:
+                return token
+        return None
+
+    def revoke_token(self, token, request):
+        token.access_token_revoked = True
+        if request.form["token"] == token.refresh_token:
+            # RFC 7009 §2.1: revoking a refresh token should also invalidate the access tokens of that grant.
+            token.refresh_token_revoked = True
+
+
+class IDToken(OpenIDToken):
+    def get_client_algorithm(self, client):
+        return "RS256"
+
+    def resolve_client_private_key(self, client):
+        return current_app.config["SIGNING_KEY"]
+
+    def get_encode_header(self, client):
+        return {"alg": "RS256", "kid": current_app.config["SIGNING_KEY"].kid}
+
+    def get_client_claims(self, client):
+        return {"iss": issuer(), "aud": [client.get_client_id()]}
+
+    def generate_user_info(self, user, scope):
+        return user.claims()
+
+
+class UserInfoRoute(UserInfoEndpoint):
+    def generate_user_info(self, user, scope):
+        return user.claims()
+
+    def get_issuer(self):
+        return issuer()
+
+
+class AccessTokens(BearerTokenValidator):
+    def authenticate_token(self, token_string):
+        return store().token_for(token_string, "access_token")
+
+
+def page(title, body, status=200):
+    document = (
+        '<!doctype html>\n<html><head><meta charset="utf-8"><title>{0}</title></head>\n'
+        "<body><h1>{0}</h1>\n{1}\n</body></html>\n"
+    ).format(html.escape(title), body)
+    return document, status, {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
+
+
+def csrf_token():
+    if "csrf" not in session:
+        session["csrf"] = secrets.token_urlsafe(24)
+    return session["csrf"]
+
+
+def csrf_field():
+    return f'<input type="hidden" name="csrf_token" value="{csrf_token()}">'
+
+
+def csrf_ok():
+    sent = request.form.get("csrf_token", "")
+    return "csrf" in session and secrets.compare_digest(session["csrf"], sent)
+
+
+def bad_form():
+    return page("Form expired", '<p class="error">The form has expired. <a href="/device">Start again</a>.</p>', 400)
+
+
+def signed_in(view):
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        if session.get("user") not in store().users:
+            return redirect("/login?" + urlencode({"next": request.full_path.rstrip("?")}))
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+def login_page(next_path, error=None, status=200):
+    message = f'<p class="error">{html.escape(error)}</p>' if error else ""
+    return page(
+        "Sign in",
+        f"""{message}<form method="post" action="/login">
+{csrf_field()}
+<input type="hidden" name="next" value="{html.escape(next_path)}">
+<label>Username <input type="text" name="username" autocomplete="username"></label>
+<label>Password <input type="password" name="password" autocomplete="current-password"></label>
+<button type="submit">Sign in</button>
+</form>""",
+        status,
+    )
+
+
+def device_page(user_code="", error=None, status=200):
+    message = f'<p class="error">{html.escape(error)}</p>' if error else ""
+    return page(
+        "Connect a device",
+        f"""{message}<form method="post" action="/device">
+{csrf_field()}
+<label>Code shown on your device <input type="text" name="user_code" value="{html.escape(user_code)}"></label>
+<button type="submit">Continue</button>
+</form>""",
+        status,
+    )
+
+
+def pending_credential(user_code):
+    """The credential a person may still answer, or the reason they cannot."""
+    credential = store().credential_for_user_code(user_code)
+    if credential is None:
+        return None, "Unknown code. Check the code shown on your device."
+    if credential.is_expired():
+        return None, "This code has expired. Start again on your device."
+    if credential.decision is not None or credential.used:
+        return None, "This code has already been used."
+    return credential, None
+
+
+def safe_next(next_path):
+    parts = urlsplit(next_path or "")
+    if parts.scheme or parts.netloc or not next_path.startswith("/"):
+        return "/device"
+    return next_path
+
+
+def create_app(interval=5, expires_in=1800, token_expires_in=3600):
+    app = Flask(__name__)
+    app.secret_key = secrets.token_bytes(32)
+    app.config.update(
+        STORE=Store(),
+        ISSUER="http://127.0.0.1",  # replaced by main() once the port is known
+        SIGNING_KEY=RSAKey.generate_key(2048, parameters={"use": "sig", "alg": "RS256"}, auto_kid=True),
+        OAUTH2_REFRESH_TOKEN_GENERATOR=True,
+        OAUTH2_TOKEN_EXPIRES_IN={DEVICE_CODE_GRANT_TYPE: token_expires_in, "refresh_token": token_expires_in},
+        OAUTH2_SCOPES_SUPPORTED=SCOPES_SUPPORTED,
+    )
+
+    def query_client(client_id):
+        return store().clients.get(client_id)
+
+    def save_token(fields, oauth_request):
+        store().tokens.append(Token(oauth_request.client, oauth_request.user, fields))
+
+    server = AuthorizationServer(app, query_client=query_client, save_token=save_token)
+    server.register_grant(DeviceGrant, [IDToken()])
+    server.register_grant(RefreshGrant, [IDToken()])
+    server.register_endpoint(DeviceAuthorization(server, interval, expires_in))
+    server.register_endpoint(Revocation)
+    protector = ResourceProtector()
+    protector.register_token_validator(AccessTokens())
+    server.register_endpoint(UserInfoRoute(resource_protector=protector))
+
+    # One request at a time: the store is plain dictionaries and lists. Connections are still accepted on
+    # threads, so a slow client never blocks the listener.
+    @app.before_request
+    def take_lock():
+        store().lock.acquire()
+
+    @app.teardown_request
+    def release_lock(_error):
+        store().lock.release()
+
+    def metadata():
+        base = issuer()
+        return jsonify(
+            issuer=base,
+            device_authorization_endpoint=base + "/oauth/device_authorization",
+            token_endpoint=base + "/oauth/token",
+            revocation_endpoint=base + "/oauth/revoke",
+            userinfo_endpoint=base + "/userinfo",
+            jwks_uri=base + "/jwks.json",
+            scopes_supported=SCOPES_SUPPORTED,
+            response_types_supported=[],
+            grant_types_supported=[DEVICE_CODE_GRANT_TYPE, "refresh_token"],
+            token_endpoint_auth_methods_supported=["none", "client_secret_basic"],
+            revocation_endpoint_auth_methods_supported=["none", "client_secret_basic"],
+            subject_types_supported=["public"],
+            id_token_signing_alg_values_supported=["RS256"],
+            claims_supported=["sub", "iss", "aud", "exp", "iat", "auth_time", "name", "email", "preferred_username"],
+        )
+
+    app.add_url_rule("/.well-known/openid-configuration", "openid_configuration", metadata)
+    app.add_url_rule("/.well-known/oauth-authorization-server", "oauth_authorization_server", metadata)
+
+    @app.get("/jwks.json")
+    def jwks():
+        return jsonify(keys=[current_app.config["SIGNING_KEY"].as_dict(private=False)])
+
+    @app.post("/oauth/device_authorization")
+    def device_authorization():
+        return server.create_endpoint_response("device_authorization")
+
+    @app.post("/oauth/token")
+    def token():
+        response = server.create_token_response()
+        if request.form.get("grant_type") == DEVICE_CODE_GRANT_TYPE:
+            body = response.get_json(silent=True) or {}
+            print(f"poll -> {response.status_code} {body.get('error', 'token')}", file=sys.stderr, flush=True)
+        return response
+
+    @app.post("/oauth/revoke")
+    def revoke():
+        return server.create_endpoint_response("revocation")
+
+    @app.route("/userinfo", methods=["GET", "POST"])
+    def userinfo():
+        return server.create_endpoint_response("userinfo")
+
+    @app.route("/login", methods=["GET", "POST"])
+    def login():
+        next_path = safe_next(request.values.get("next", "/device"))
+        if request.method == "GET":
+            return login_page(next_path)
+        if not csrf_ok():
+            return bad_form()
+        user = store().users.get(request.form.get("username", ""))
+        if user is None or not secrets.compare_digest(user.password, request.form.get("password", "")):
+            return login_page(next_path, "Wrong username or password.", 401)
+        session["user"] = user.username
+        return redirect(next_path)
+
+    @app.get("/device")
+    @signed_in
+    def device():
+        return device_page(request.args.get("user_code", ""))
+
+    @app.post("/device")
+    @signed_in
+    def device_submit():
+        if not csrf_ok():
+            return bad_form()
+        user_code = request.form.get("user_code", "")
+        credential, error = pending_credential(user_code)
+        if credential is None:
+            return device_page(user_code, error, 400)
+        return redirect("/device/confirm?" + urlencode({"user_code": credential["user_code"]}))
+
+    @app.get("/device/confirm")
+    @signed_in
+    def confirm():
+        credential, error = pending_credential(request.args.get("user_code", ""))
+        if credential is None:
+            return device_page(request.args.get("user_code", ""), error, 400)
+        client = store().clients[credential.get_client_id()]
+        scope = credential.get_scope() or "(none)"
+        return page(
+            "Approve this device?",
+            f"""<p><strong>{html.escape(client.client_metadata["client_name"])}</strong> asks to sign in as
+<strong>{html.escape(session["user"])}</strong> with the scopes <code>{html.escape(scope)}</code>.</p>
+<p>Check that your device shows this code: <code class="user-code">{html.escape(credential["user_code"])}</code></p>
+<form method="post" action="/device/confirm">
+{csrf_field()}
+<input type="hidden" name="user_code" value="{html.escape(credential["user_code"])}">
+<button type="submit" name="decision" value="approve">Approve</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>""",
+        )
+
+    @app.post("/device/confirm")
+    @signed_in
+    def confirm_submit():
+        if not csrf_ok():
+            return bad_form()
+        credential, error = pending_credential(request.form.get("user_code", ""))
+        if credential is None:
+            return device_page(request.form.get("user_code", ""), error, 400)
+        decision = request.form.get("decision")
+        if decision not in ("approve", "deny"):
+            return page("Approve this device?", '<p class="error">Choose Approve or Deny.</p>', 400)
+        approved = decision == "approve"
+        credential.decision = (store().users[session["user"]], approved)
+        if approved:
+            return page("Device approved", '<p data-result="approved">You can return to your device.</p>')
+        return page("Access denied", '<p data-result="denied">The device was not given access.</p>')
+
+    def credential_or_404():
+        credential = store().credential_for_user_code(request.args.get("user_code", ""))
+        if credential is None:
+            return None, (jsonify(error="unknown user_code"), 404)
+        return credential, None
+
+    @app.get("/_test/polls")
+    def test_polls():
+        credential, failure = credential_or_404()
+        if failure:
+            return failure
+        return jsonify(
+            user_code=credential["user_code"],
+            device_code=credential["device_code"],
+            interval=credential.interval,
+            polls=credential.polls,
+        )
+
+    @app.post("/_test/slow_down")
+    def test_slow_down():
+        credential, failure = credential_or_404()
+        if failure:
+            return failure
+        credential.force_slow_down = True
+        return jsonify(user_code=credential["user_code"], force_slow_down=True)
+
+    return app
+
+
+def positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="RFC 8628 test authorization server (Authlib, Flask) on 127.0.0.1.")
+    parser.add_argument("--port", type=int, default=0, help="TCP port; 0 picks a free one (default 0)")
+    parser.add_argument("--interval", type=int, default=5, help="polling interval in seconds (default 5)")
+    parser.add_argument("--expires-in", type=positive, default=1800, help="device code lifetime in seconds")
+    parser.add_argument("--token-expires-in", type=positive, default=3600, help="access token lifetime in seconds")
+    args = parser.parse_args(argv)
+    if args.interval < 0:
+        parser.error("--interval must not be negative")
+
+    app = create_app(args.interval, args.expires_in, args.token_expires_in)
+    httpd = make_server("127.0.0.1", args.port, app, threaded=True)
+    base_url = f"http://127.0.0.1:{httpd.server_port}"
+    app.config["ISSUER"] = base_url
+    print(f"LISTENING {base_url}", flush=True)
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        httpd.server_close()
+
+
+if __name__ == "__main__":
+    main()
