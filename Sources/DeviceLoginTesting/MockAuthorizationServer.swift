@@ -51,12 +51,12 @@ public final class MockAuthorizationServer: Sendable {
     /// - Parameters:
     ///   - configuration: Where it lives, whom it knows, how it speaks; see ``Configuration``.
     ///   - clock: The clock for request times, expiry and delays: a ``ManualClock`` in unit tests,
-    ///     `ContinuousClock` (the default) behind a listener.
+    ///     `SystemTime.clock` (the default, a `ContinuousClock`) behind a listener.
     ///   - now: The wall clock for ID token `iat` and `exp`.
     public init<C: Clock>(
         configuration: Configuration = Configuration(),
-        clock: C = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: C = SystemTime.clock,
+        now: @escaping @Sendable () -> Date = SystemTime.now
     ) where C.Duration == Duration {
         state = Locked(MockServerState(configuration: configuration, wallClock: now))
         let origin = clock.now
