@@ -44,10 +44,9 @@ public struct InProcessTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         let host = request.url.host ?? ""
-        guard IssuerLayout.origin(of: request.url) == server.issuerOrigin else {
+        guard let answer = await server.handle(request, fromOrigin: IssuerLayout.origin(of: request.url)) else {
             throw TransportError(.connectionFailed, "could not connect to \(host): no mock server there")
         }
-        let answer = await server.handle(request)
         try Task.checkCancellation()
         guard let response = answer.response else {
             throw TransportError(.connectionFailed, "the connection to \(host) was closed before a response")

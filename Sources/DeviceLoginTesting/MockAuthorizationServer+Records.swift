@@ -179,7 +179,7 @@ extension MockAuthorizationServer {
         public var interval: Duration
         /// How many polls it has seen.
         public var pollCount: Int
-        /// Where it stands.
+        /// Where it stands. A scripted decision counts from the first poll that sees it.
         public var status: Status
     }
 }

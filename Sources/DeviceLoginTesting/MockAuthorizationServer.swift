@@ -51,12 +51,12 @@ public final class MockAuthorizationServer: Sendable {
     /// - Parameters:
     ///   - configuration: Where it lives, whom it knows, how it speaks; see ``Configuration``.
     ///   - clock: The clock for request times, expiry and delays: a ``ManualClock`` in unit tests,
-    ///     `ContinuousClock` (the default) behind a listener.
+    ///     `SystemTime.clock` (the default, a `ContinuousClock`) behind a listener.
     ///   - now: The wall clock for ID token `iat` and `exp`.
     public init<C: Clock>(
         configuration: Configuration = Configuration(),
-        clock: C = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: C = SystemTime.clock,
+        now: @escaping @Sendable () -> Date = SystemTime.now
     ) where C.Duration == Duration {
         state = Locked(MockServerState(configuration: configuration, wallClock: now))
         let origin = clock.now
@@ -73,7 +73,17 @@ public final class MockAuthorizationServer: Sendable {
     /// - Parameter request: The request, with an absolute URL; only its path and query are routed on.
     /// - Returns: The response, or the instruction to drop the connection.
     public func handle(_ request: HTTPRequest) async -> MockResponse {
-        let reply = state.withLock { state in state.process(request, at: elapsed()) }
+        await handle(request, fromOrigin: nil) ?? .dropConnection
+    }
+
+    /// Answers one request if `origin` is the issuer's origin (or nil); otherwise returns nil without recording
+    /// it. One lock for the check and the answer keeps the in-process path cheap.
+    func handle(_ request: HTTPRequest, fromOrigin origin: String?) async -> MockResponse? {
+        let processed: Reply? = state.withLock { state in
+            if let origin, origin != state.layout.origin { return nil }
+            return state.process(request, at: elapsed())
+        }
+        guard let reply = processed else { return nil }
         guard reply.delay > .zero else { return reply.response }
         try? await sleep(reply.delay)
         if reply.pollNumber != nil, let deviceCode = reply.deviceCode {
@@ -107,11 +117,6 @@ public final class MockAuthorizationServer: Sendable {
     /// The issuer identifier, without a trailing slash.
     public var issuer: String {
         state.withLock { $0.layout.issuer }
-    }
-
-    /// The origin of the issuer (`scheme://host:port`), as ``InProcessTransport`` compares it.
-    var issuerOrigin: String {
-        state.withLock { $0.layout.origin }
     }
 
     /// The discovery document the server serves.
