@@ -22,9 +22,10 @@ enum DemoCommand {
             .flag("serve", "Only run the server: print its issuer on stdout and serve until Ctrl-C."),
         ],
         discussion: """
-            The server speaks RFC 8628 with discovery, refresh, revocation and userinfo, and enforces the polling
-            interval itself. Open the verification URI it prints in a browser to approve or deny the code, or
-            let --approve-after approve it. Nothing is saved. With --serve, sign in from another terminal:
+            The server speaks RFC 8628 with discovery, refresh, revocation and userinfo, and enforces the
+            polling interval itself. Open the verification URI it prints in a browser to approve or deny the
+            code, or let --approve-after approve it. Nothing is saved. With --serve, sign in from another
+            terminal:
               device-login login --issuer <printed issuer> --client-id test-client
             """,
         run: run
