@@ -3,7 +3,11 @@ import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import DeviceLogin
 
 /// A small HTTP/1.1 server on 127.0.0.1 that serves a ``MockAuthorizationServer`` over real sockets: for tests of
@@ -168,9 +172,10 @@ public final class LoopbackServer: Sendable {
             return false
         }
         if stopEarly { loop.stop() }
-        let thread = Thread { loop.run() }
-        thread.name = "LoopbackServer 127.0.0.1:\(port)"
-        thread.start()
+        guard DedicatedThread.start({ loop.run() }) else {
+            finish()
+            throw TransportError(.other, "could not start the loopback server's thread")
+        }
         await withTaskCancellationHandler {
             await serve(loop)
         } onCancel: {

@@ -69,7 +69,7 @@ public struct CurlTransport: HTTPTransport {
         let cancellation = CurlCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let started = CurlThread.start {
+                let started = DedicatedThread.start {
                     continuation.resume(with: CurlTransfer.perform(request, setup: setup, cancellation: cancellation))
                 }
                 if !started {
