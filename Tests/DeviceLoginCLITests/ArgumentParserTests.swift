@@ -71,6 +71,14 @@ struct ArgumentParserTests {
         }
     }
 
+    @Test("help never comes from the environment")
+    func noHelpFromEnvironment() throws {
+        let options = table + [.flag("help", "h")]
+        let parsed = try ArgumentParser.parse([], options: options, command: "login",
+                                              environment: ["DEVICE_LOGIN_HELP": "maybe"])
+        #expect(!parsed.flag("help"))
+    }
+
     @Test("over-long arguments are refused")
     func bounded() {
         #expect(throws: UsageError.self) {
@@ -79,7 +87,8 @@ struct ArgumentParserTests {
     }
 
     @Test("environment variable names", arguments: [
-        ("client-id", "DEVICE_LOGIN_CLIENT_ID"), ("device-authorization-endpoint", "DEVICE_LOGIN_DEVICE_AUTHORIZATION_ENDPOINT"),
+        ("client-id", "DEVICE_LOGIN_CLIENT_ID"),
+        ("device-authorization-endpoint", "DEVICE_LOGIN_DEVICE_AUTHORIZATION_ENDPOINT"),
         ("qr", "DEVICE_LOGIN_QR"),
     ])
     func environmentNames(name: String, variable: String) {

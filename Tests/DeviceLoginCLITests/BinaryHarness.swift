@@ -85,7 +85,8 @@ enum BinaryHarness {
 
     /// A fresh, private `DEVICE_LOGIN_HOME`.
     static func temporaryHome() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("device-login-test-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("device-login-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         return url

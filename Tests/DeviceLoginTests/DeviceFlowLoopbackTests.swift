@@ -37,7 +37,9 @@ struct DeviceFlowLoopbackTests {
                 result = .failure(error)
             }
             let code = model.lastAuthorization?.deviceCode ?? ""
-            return Outcome(result: result, pollTimes: model.pollTimes(deviceCode: code), violations: model.rfcViolations)
+            return Outcome(
+                result: result, pollTimes: model.pollTimes(deviceCode: code), violations: model.rfcViolations
+            )
         }
     }
 

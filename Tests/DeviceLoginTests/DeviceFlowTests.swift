@@ -20,7 +20,9 @@ struct FlowHarness {
     init(
         script: MockAuthorizationServer.Script = .approve(afterPolls: 2),
         configure: (inout MockAuthorizationServer.Configuration) -> Void = { _ in },
-        client: ClientConfiguration = ClientConfiguration(clientID: MockAuthorizationServer.Configuration.defaultClientID)
+        client: ClientConfiguration = ClientConfiguration(
+            clientID: MockAuthorizationServer.Configuration.defaultClientID
+        )
     ) throws {
         var configuration = MockAuthorizationServer.Configuration(defaultScript: script)
         configure(&configuration)

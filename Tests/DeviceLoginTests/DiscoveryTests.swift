@@ -94,4 +94,28 @@ struct DiscoveryTests {
             Issue.record("unexpected \(error)")
         }
     }
+
+    @Test("every metadata location failing with 5xx is a server failure, not a wrong issuer")
+    func serverOutage() async {
+        let outage = HTTPResponse(status: 503)
+        let transport = TableTransport([
+            "https://a.example/.well-known/openid-configuration": outage,
+            "https://a.example/.well-known/oauth-authorization-server": outage,
+        ])
+        await #expect(throws: DeviceLoginError(.transport, "")) {
+            try await Discovery(transport: transport).metadata(issuer: "https://a.example")
+        }
+    }
+
+    @Test("endpoints are stored with snake_case names")
+    func storedNames() throws {
+        let endpoints = ServerEndpoints(
+            issuer: "https://a", deviceAuthorization: try #require(URL(string: "https://a/d")),
+            token: try #require(URL(string: "https://a/t")), isOpenIDProvider: true
+        )
+        let data = try JSONEncoder().encode(endpoints)
+        let object = try JSONValue.decodeObject(from: data)
+        #expect(Set(object.keys) == ["issuer", "device_authorization_endpoint", "token_endpoint", "openid_provider"])
+        #expect(try JSONDecoder().decode(ServerEndpoints.self, from: data) == endpoints)
+    }
 }

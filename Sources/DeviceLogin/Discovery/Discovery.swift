@@ -69,7 +69,9 @@ public struct Discovery: Sendable {
             throw DeviceLoginError(.insecureEndpoint, error.message, transportError: error)
         }
         var failures: [String] = []
-        for url in Self.metadataURLs(for: issuerURL) {
+        var serverFailures = 0
+        let urls = Self.metadataURLs(for: issuerURL)
+        for url in urls {
             let request = HTTPRequest(method: .get, url: url, headers: [HTTPHeader("Accept", "application/json")])
             let response: HTTPResponse
             do {
@@ -82,6 +84,7 @@ public struct Discovery: Sendable {
             }
             guard response.status == 200 else {
                 failures.append("\(url.absoluteString) answered HTTP \(response.status)")
+                if response.status >= 500 || response.status == 429 { serverFailures += 1 }
                 continue
             }
             let metadata: AuthorizationServerMetadata
@@ -99,6 +102,13 @@ public struct Discovery: Sendable {
                 )
             }
             return metadata
+        }
+        if serverFailures == urls.count {
+            // Every location failed on the server's side: an outage, not a wrong issuer.
+            throw DeviceLoginError(
+                .transport, "the server failed to serve its metadata: " + failures.joined(separator: "; "),
+                hint: "try again later"
+            )
         }
         throw DeviceLoginError(
             .discovery, "no metadata found for \(issuer): " + failures.joined(separator: "; "),

@@ -6,6 +6,16 @@ import Foundation
 
 /// The endpoints a device-flow client talks to, from discovery or given by hand.
 public struct ServerEndpoints: Sendable, Hashable, Codable {
+    /// The stored names, in the snake_case of the rest of a profile file (and of RFC 8414).
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case deviceAuthorization = "device_authorization_endpoint"
+        case token = "token_endpoint"
+        case revocation = "revocation_endpoint"
+        case userinfo = "userinfo_endpoint"
+        case isOpenIDProvider = "openid_provider"
+    }
+
     /// The issuer identifier, when known.
     public var issuer: String?
     /// The device authorization endpoint (RFC 8628 §3.1).

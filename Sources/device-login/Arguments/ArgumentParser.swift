@@ -89,7 +89,7 @@ enum ArgumentParser {
     private static func applyEnvironment(
         _ environment: [String: String], options: [OptionSpec], command: String, to parsed: inout ParsedOptions
     ) throws {
-        for spec in options where !parsed.has(spec.name) {
+        for spec in options where !parsed.has(spec.name) && spec.name != "help" {
             guard let raw = environment[spec.environmentVariable] else { continue }
             if spec.valueName == nil {
                 let word = raw.lowercased()

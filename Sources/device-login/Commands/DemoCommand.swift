@@ -65,8 +65,12 @@ enum DemoCommand {
                 return .success
             }
             context.stderr.line("Demo authorization server running at \(server.issuer) (in this process).")
-            context.stderr.line(approveAfter.map { "It approves the code by itself after \($0) s; or open the link below"
-                + " to approve or deny it yourself." } ?? "Open the link below in a browser to approve or deny the code.")
+            if let approveAfter {
+                context.stderr.line("It approves the code by itself after \(approveAfter) s; or open the link below"
+                    + " to approve or deny it yourself.")
+            } else {
+                context.stderr.line("Open the link below in a browser to approve or deny the code.")
+            }
             context.stderr.line("")
             var parsed = ParsedOptions()
             parsed.append(server.issuer, for: "issuer")

@@ -5,8 +5,8 @@ enum HelpText {
     /// `device-login --help`.
     static func tool(_ commands: [CommandSpec]) -> String {
         var lines = [
-            "device-login \(DeviceLoginVersion.string) — sign in on machines without a browser (OAuth 2.0 device flow,"
-                + " RFC 8628)",
+            "device-login \(DeviceLoginVersion.string) — sign in on machines without a browser"
+                + " (OAuth 2.0 device flow, RFC 8628)",
             "",
             "USAGE: device-login <command> [options]",
             "",

@@ -36,7 +36,7 @@ enum LoginCommand {
         let result = try await SignIn(settings: settings, context: context).run(transport: transport)
         var savedTo: String?
         if settings.store {
-            let store = try FileTokenStore(environment: context.environment)
+            let store = try FileTokenStore(environment: context.environment, clock: context.clock)
             let profile = try Profile(
                 name: settings.profile, issuer: settings.issuer, endpoints: result.endpoints,
                 client: settings.client, storingSecret: settings.storeSecret
@@ -64,10 +64,12 @@ enum LoginCommand {
         let token = result.endpoints.token
         let host = (token.host ?? "the server") + (token.port.map { ":\($0)" } ?? "")
         var line = "Signed in to \(TerminalText.clean(host))"
-        if let idToken = result.response.idToken, let claims = try? IDTokenClaims(idToken: idToken) {
-            let who = claims.preferredUsername ?? claims.email ?? claims.name ?? claims.subject
-            line += " as \(TerminalText.clean(who))"
-        }
+        let user = TokenOutput.signedInUser(
+            idToken: result.response.idToken, issuer: settings.issuer ?? result.endpoints.issuer,
+            clientID: settings.client.clientID, now: result.receivedAt
+        )
+        if let label = user.label { line += " as \(label)" }
+        if let problem = user.problem { line += " (the ID token was not accepted: \(problem))" }
         if let expiresIn = result.response.expiresIn {
             line += "; the access token is valid for \(TokenOutput.duration(seconds: expiresIn))"
         }

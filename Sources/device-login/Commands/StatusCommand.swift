@@ -44,8 +44,15 @@ enum StatusCommand {
 
         var signedIn: Bool { record?.tokens != nil }
 
+        /// The ID token's claims, when it was valid for this profile at the moment it was received (its `exp`
+        /// has usually passed since: identity, not freshness, is what status reports).
         private var claims: IDTokenClaims? {
-            record?.tokens?.idToken.flatMap { try? IDTokenClaims(idToken: $0) }
+            guard let record, let tokens = record.tokens, let idToken = tokens.idToken,
+                  let claims = try? IDTokenClaims(idToken: idToken) else { return nil }
+            let issuer = record.profile.issuer ?? record.profile.endpoints.issuer
+            guard (try? claims.validate(issuer: issuer, clientID: record.profile.clientID, now: tokens.issuedAt))
+                != nil else { return nil }
+            return claims
         }
 
         private var who: String? {
@@ -65,9 +72,11 @@ enum StatusCommand {
             if let tokens = record.tokens {
                 lines.append("Signed in" + (who.map { " as " + TerminalText.clean($0) } ?? "") + ".")
                 lines.append("  profile:        \(name)")
-                lines.append("  issuer:         " + TerminalText.clean(profile.issuer ?? profile.endpoints.token.absoluteString))
+                let issuer = profile.issuer ?? profile.endpoints.token.absoluteString
+                let scopes = tokens.scope ?? (profile.scopes ?? []).joined(separator: " ")
+                lines.append("  issuer:         " + TerminalText.clean(issuer))
                 lines.append("  client ID:      " + TerminalText.clean(profile.clientID))
-                lines.append("  scopes:         " + TerminalText.clean(tokens.scope ?? (profile.scopes ?? []).joined(separator: " ")))
+                lines.append("  scopes:         " + TerminalText.clean(scopes))
                 lines.append("  access token:   " + expiryText(tokens.expiresAt))
                 lines.append("  refresh token:  " + (tokens.refreshToken == nil ? "none" : "stored"))
                 for resource in tokens.resourceTokens.keys.sorted() {

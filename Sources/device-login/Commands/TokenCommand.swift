@@ -12,7 +12,8 @@ enum TokenCommand {
         summary: "Print a fresh access token for a saved profile (refreshing it when needed).",
         options: SessionContext.commonOptions + [
             .value("resource", "URI", "Print an access token for this RFC 8707 resource."),
-            .value("min-ttl", "SECONDS", "Refresh unless the token is valid for at least this long (default 60)."),
+            .value("min-ttl", "SECONDS",
+                   "Refresh unless the token stays valid this long (at least the 60 s refresh margin)."),
             .flag("json", "Print JSON: access_token, token_type, expires_at, scope."),
         ],
         discussion: """
