@@ -69,9 +69,19 @@ struct LoginSettingsTests {
         ["--client-id", "c", "--issuer", "https://a", "--resource", "relative/path"],
         ["--client-id", "c", "--issuer", "https://a", "--resource", "https://a/#frag"],
         ["--client-id", "c", "--issuer", "https://a", "--client-secret", "s", "--client-auth", "jwt"],
+        ["--client-id", "c", "--issuer", "https://a", "--header", "no colon"],
+        ["--client-id", "c", "--issuer", "https://a", "--header", ": empty name"],
+        ["--client-id", "c", "--issuer", "https://a", "--header", "Bad Name: x"],
     ])
     func usageErrors(words: [String]) {
         #expect(throws: UsageError.self) { try settings(words) }
+    }
+
+    @Test("--header Name: value, repeated")
+    func headers() throws {
+        let value = try settings(["--issuer", "https://a", "--client-id", "c", "--header", "X-Tenant: blue",
+                                  "--header=X-Trace:1"])
+        #expect(value.client.additionalHeaders == [HTTPHeader("X-Tenant", "blue"), HTTPHeader("X-Trace", "1")])
     }
 
     @Test("everything can come from the environment")

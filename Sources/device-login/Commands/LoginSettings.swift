@@ -31,6 +31,7 @@ struct LoginSettings: Sendable, Equatable {
             + " Default for OpenID providers: openid profile offline_access."),
         .list("resource", "URI", "An RFC 8707 resource indicator; may be repeated."),
         .list("param", "KEY=VALUE", "An extra device authorization parameter (e.g. audience=...); may be repeated."),
+        .list("header", "NAME:VALUE", "An extra header for every request to the server; may be repeated."),
         .value("device-authorization-endpoint", "URL", "The device authorization endpoint, when not discovered."),
         .value("token-endpoint", "URL", "The token endpoint, when not discovered."),
         .value("revocation-endpoint", "URL", "The revocation endpoint, when not discovered."),
@@ -81,6 +82,16 @@ struct LoginSettings: Sendable, Equatable {
             }
             parameters.append((String(pair[..<equals]), String(pair[pair.index(after: equals)...])))
         }
+        var headers: [HTTPHeader] = []
+        for line in options.list("header") {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
+                  line[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }),
+                  !line.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw UsageError("--header must look like Name: value, not '\(line)'", command: command)
+            }
+            let value = line[line.index(after: colon)...].drop(while: { $0 == " " })
+            headers.append(HTTPHeader(String(line[..<colon]), String(value)))
+        }
         for resource in options.list("resource") {
             guard let url = URL(string: resource), url.scheme != nil, url.fragment == nil else {
                 throw UsageError("--resource must be an absolute URI without a fragment (RFC 8707), not '\(resource)'",
@@ -98,7 +109,8 @@ struct LoginSettings: Sendable, Equatable {
             client: ClientConfiguration(
                 clientID: clientID, authentication: authentication,
                 scopes: options.has("scope") ? scopeWords : nil, resources: options.list("resource"),
-                additionalParameters: parameters, allowInsecureHTTP: options.flag("allow-insecure-http")
+                additionalParameters: parameters, additionalHeaders: headers,
+                allowInsecureHTTP: options.flag("allow-insecure-http")
             ),
             deviceAuthorizationEndpoint: device, tokenEndpoint: token,
             revocationEndpoint: try url("revocation-endpoint"), userinfoEndpoint: try url("userinfo-endpoint"),
