@@ -105,7 +105,7 @@ struct BenchmarkReport: Encodable {
     }
 
     private func row(_ name: String, _ value: String) -> String {
-        "  " + name.padding(toLength: 20, withPad: " ", startingAt: 0) + value
+        "  " + name + String(repeating: " ", count: max(1, 20 - name.count)) + value
     }
 
     private func format(_ value: Double, digits: Int) -> String {
