@@ -1,0 +1,75 @@
+/// The command line of `device-login-bench`: how many flows, how fast the mock server lets them poll, when it
+/// approves, and how the figures are printed.
+struct BenchmarkOptions: Sendable, Equatable {
+    /// How many device flows run at once. Default 10,000.
+    var flows = 10_000
+    /// The polling interval the mock server sends and enforces, in seconds. Default 1.
+    var interval = 1
+    /// How many polls each code stays pending before the mock approves it. Default 3 (the 4th poll gets the
+    /// token).
+    var approveAfterPolls = 3
+    /// The longest the flows may run, in seconds, before the rest are cancelled and counted as failed.
+    /// Default: 60 s plus 10 times the time a flow should take.
+    var timeLimit: Int?
+    /// Whether to print one JSON object instead of the table.
+    var json = false
+    /// Whether `--help` was asked for.
+    var help = false
+
+    /// The time limit in force: the one given, or 60 s plus 10 times `interval × (approveAfterPolls + 1)`.
+    var effectiveTimeLimit: Duration {
+        .seconds(timeLimit ?? 60 + 10 * interval * (approveAfterPolls + 1))
+    }
+
+    static let usage = """
+        Usage: device-login-bench [--flows N] [--interval S] [--approve-after-polls K] [--time-limit S] [--json]
+
+        Runs N device flows at once in this process against the testing kit's mock authorization server (in-process
+        transport, real ContinuousClock) and prints wall time, CPU time, peak RSS, requests per flow, successes,
+        failures and the RFC 8628 violations the mock counted, with PASS/FAIL against the goals: every flow
+        succeeds, no violation, peak RSS at most 100 MB.
+
+          --flows N                How many flows run at once (default 10000).
+          --interval S             The polling interval the server asks for, in seconds (default 1).
+          --approve-after-polls K  Polls answered authorization_pending before approval (default 3).
+          --time-limit S           Cancel what is still running after S seconds (default 60 + 10 x expected).
+          --json                   Print one JSON object on stdout instead of the table.
+          --help                   Print this text.
+        """
+
+    /// Reads the arguments (without the program name).
+    /// - Throws: ``UsageError`` for an unknown option, a missing value or a value out of range.
+    static func parse(_ arguments: [String]) throws(UsageError) -> BenchmarkOptions {
+        var options = BenchmarkOptions()
+        var remaining = arguments[...]
+        func number(_ name: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
+            guard let text = remaining.popFirst() else { throw UsageError("\(name) needs a value") }
+            guard let value = Int(text), range.contains(value) else {
+                throw UsageError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--flows": options.flows = try number(argument, 1...1_000_000)
+            case "--interval": options.interval = try number(argument, 1...60)
+            case "--approve-after-polls": options.approveAfterPolls = try number(argument, 0...100)
+            case "--time-limit": options.timeLimit = try number(argument, 1...86_400)
+            case "--json": options.json = true
+            case "--help", "-h": options.help = true
+            default: throw UsageError("unknown option \(argument)")
+            }
+        }
+        return options
+    }
+}
+
+/// A command line the benchmark cannot run with.
+struct UsageError: Error, CustomStringConvertible {
+    /// What is wrong, for standard error.
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,128 @@
+import DeviceLogin
+import DeviceLoginTesting
+
+/// Many device flows at once against one in-process mock server, on the real clock: the load the benchmark
+/// measures.
+///
+/// Every flow is a child task of one task group, all added at once; each asks for a device code and polls until
+/// the mock approves it. Outcomes are tallied as they arrive, so nothing per flow outlives its task.
+struct FlowLoad: Sendable {
+    /// The server every flow talks to.
+    let server: MockAuthorizationServer
+    /// How many flows, how long the whole load may take.
+    let options: BenchmarkOptions
+
+    /// Creates the load and its server.
+    ///
+    /// The server records nothing (``MockAuthorizationServer/Recording/off``): it still enforces the RFC, counts
+    /// violations and keeps each code's poll count, which is all the benchmark reads.
+    init(options: BenchmarkOptions) {
+        self.options = options
+        server = MockAuthorizationServer(
+            configuration: MockAuthorizationServer.Configuration(
+                interval: options.interval,
+                recording: .off,
+                maximumRecords: 0,
+                defaultScript: .approve(afterPolls: options.approveAfterPolls)
+            ),
+            clock: ContinuousClock()
+        )
+    }
+
+    /// Runs every flow and waits for all of them, or for the time limit, after which the rest are cancelled and
+    /// counted as failed.
+    /// - Returns: The tally of outcomes.
+    /// - Throws: ``DeviceLoginError`` when the mock's endpoints cannot be built.
+    func run() async throws -> FlowTally {
+        let endpoints = try server.endpoints()
+        let limit = options.effectiveTimeLimit
+        return await withTaskGroup(of: FlowTally?.self) { group in
+            group.addTask { await runFlows(endpoints: endpoints) }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            var tally = FlowTally()
+            while let finished = await group.next() {
+                group.cancelAll()
+                if let finished { tally = finished }
+            }
+            return tally
+        }
+    }
+
+    private func runFlows(endpoints: ServerEndpoints) async -> FlowTally {
+        await withTaskGroup(of: FlowOutcome.self) { group in
+            for _ in 0..<options.flows {
+                let flow = makeFlow(endpoints: endpoints)
+                group.addTask { await Self.run(flow) }
+            }
+            var tally = FlowTally()
+            for await outcome in group {
+                tally.add(outcome)
+            }
+            return tally
+        }
+    }
+
+    /// One client's sign-in: its own flow value, as an application would make it, run to the end.
+    ///
+    /// Kept as small as it can be: every byte of an async frame here is multiplied by the number of flows, and
+    /// the benchmark is meant to measure the engine's frames, not its own. Requests are counted by the server.
+    private static func run(_ flow: DeviceFlow) async -> FlowOutcome {
+        do {
+            _ = try await flow.run()
+            return FlowOutcome(failure: nil)
+        } catch {
+            return FlowOutcome(failure: Self.reason(error))
+        }
+    }
+
+    private func makeFlow(endpoints: ServerEndpoints) -> DeviceFlow {
+        DeviceFlow(
+            endpoints: endpoints,
+            client: ClientConfiguration(clientID: MockAuthorizationServer.Configuration.defaultClientID),
+            transport: InProcessTransport(server: server),
+            clock: ContinuousClock()
+        )
+    }
+
+    /// A short reason to group failures by; never a token or code.
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as DeviceLoginError: return "\(error.code): \(error.message)"
+        case is CancellationError: return "cancelled at the time limit"
+        default: return String(describing: type(of: error))
+        }
+    }
+}
+
+/// How one flow ended.
+struct FlowOutcome: Sendable {
+    /// Why it failed; nil when it got a token.
+    var failure: String?
+}
+
+/// Outcomes added up as they arrive.
+struct FlowTally: Sendable {
+    /// The most distinct failure reasons kept; further ones are counted under "other".
+    static let maximumReasons = 16
+
+    var succeeded = 0
+    var failed = 0
+    /// Failure reasons with their counts.
+    var failures: [String: Int] = [:]
+
+    /// How many flows ended.
+    var flows: Int { succeeded + failed }
+
+    mutating func add(_ outcome: FlowOutcome) {
+        guard let reason = outcome.failure else {
+            succeeded += 1
+            return
+        }
+        failed += 1
+        let key = failures[reason] != nil || failures.count < Self.maximumReasons ? reason : "other"
+        failures[key, default: 0] += 1
+    }
+}
