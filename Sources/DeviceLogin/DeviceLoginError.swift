@@ -91,6 +91,14 @@ extension DeviceLoginError {
         )
     }
 
+    /// The device code expired before the user approved it: at the local deadline, or by `expired_token`.
+    static func codeExpired(oauthError: OAuthError?) -> DeviceLoginError {
+        DeviceLoginError(
+            .expired, "the code expired before it was approved", hint: "run the command again to get a new code",
+            oauthError: oauthError
+        )
+    }
+
     /// An OAuth error from the server while doing `action`, in words.
     static func server(_ error: OAuthError, while action: String) -> DeviceLoginError {
         DeviceLoginError(.oauth, "the server refused \(action): \(error.summary)", oauthError: error)

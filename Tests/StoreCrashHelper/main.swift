@@ -7,6 +7,10 @@
 import DeviceLogin
 import Foundation
 
+/// The test process that started this helper. When it dies the helper is re-parented, and must stop: an orphaned
+/// write loop would hold the test runner's output pipe open forever.
+let parent = getppid()
+
 /// The record numbered `number`: every field carries the number, and the access token is long, so a torn
 /// write would show.
 func crashRecord(profile: String, number: Int) throws -> ProfileRecord {
@@ -38,12 +42,12 @@ do {
         var next = number
         try await store.save(crashRecord(profile: profile, number: next))
         FileHandle.standardOutput.write(Data("ready\n".utf8))
-        while true {
+        while getppid() == parent {
             next += 1
             try await store.save(crashRecord(profile: profile, number: next))
         }
     case "increment":
-        for _ in 0..<number {
+        for _ in 0..<number where getppid() == parent {
             try await store.withExclusiveAccess(profile: profile) {
                 let current = try await store.load(profile: profile)?.tokens?.issuedAt.timeIntervalSince1970 ?? 0
                 try await store.save(crashRecord(profile: profile, number: Int(current) + 1))

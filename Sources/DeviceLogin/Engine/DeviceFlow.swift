@@ -67,6 +67,12 @@ public struct DeviceFlow: Sendable {
         )
         let request = client.formRequest(to: endpoints.deviceAuthorization, parameters: message.formParameters)
         let response = try await send(request, while: "the device authorization request")
+        return try authorization(from: response)
+    }
+
+    /// Reads the device authorization response, out of line so that its temporaries stay off the async frame.
+    @inline(never)
+    private func authorization(from response: HTTPResponse) throws -> DeviceAuthorization {
         switch ServerReply(response) {
         case .success(let object):
             let parsed = try DeviceAuthorizationResponse(jsonObject: object)
@@ -103,16 +109,33 @@ public struct DeviceFlow: Sendable {
     /// - Throws: ``DeviceLoginError`` with ``DeviceLoginError/Code/accessDenied``, ``DeviceLoginError/Code/expired``,
     ///   ``DeviceLoginError/Code/oauth``, ``DeviceLoginError/Code/invalidResponse`` or
     ///   ``DeviceLoginError/Code/transport``; `CancellationError` when the task is cancelled.
+    @inline(never)
     public func pollForToken(
         _ authorization: DeviceAuthorization,
         onEvent: @Sendable (DeviceFlowEvent) -> Void = { _ in }
     ) async throws -> TokenResponse {
+        let result: Result<TokenResponse, any Error>
         do {
-            let token = try await poll(authorization, onEvent: onEvent)
+            result = .success(try await poll(authorization, onEvent: onEvent))
+        } catch {
+            result = .failure(error)
+        }
+        return try Self.finish(result, onEvent: onEvent)
+    }
+
+    /// Reports how polling ended, out of line so that the event is not a slot of the async frame.
+    @inline(never)
+    private static func finish(
+        _ result: Result<TokenResponse, any Error>, onEvent: @Sendable (DeviceFlowEvent) -> Void
+    ) throws -> TokenResponse {
+        switch result {
+        case .success(let token):
             onEvent(.succeeded)
             return token
-        } catch let error as DeviceLoginError {
+        case .failure(let error as DeviceLoginError):
             onEvent(.failed(error))
+            throw error
+        case .failure(let error):
             throw error
         }
     }
@@ -128,50 +151,94 @@ public struct DeviceFlow: Sendable {
         return try await pollForToken(authorization, onEvent: onEvent)
     }
 
+    /// What the polling loop does next: the only value it keeps across its awaits besides the request and state.
+    private enum Step {
+        case wait(Duration)
+        case expire(after: Duration)
+        case done(TokenResponse)
+    }
+
     private func poll(
         _ authorization: DeviceAuthorization, onEvent: @Sendable (DeviceFlowEvent) -> Void
     ) async throws -> TokenResponse {
+        var (request, state, step) = try prepare(authorization)
+        while true {
+            switch step {
+            case .done(let token):
+                return token
+            case .expire(let delay):
+                try await clock.sleepUntil(clock.elapsed() + delay)
+                throw Self.expiredError()
+            case .wait(let delay):
+                try await clock.sleepUntil(clock.elapsed() + delay)
+                try Task.checkCancellation()
+                state.attempts += 1
+                announce(attempt: state.attempts, onEvent: onEvent)
+                let result: Result<HTTPResponse, TransportError>
+                do {
+                    result = .success(try await transport.send(request))
+                } catch let error as TransportError {
+                    result = .failure(error)
+                }
+                try Task.checkCancellation()
+                step = try settle(result, state: &state, onEvent: onEvent)
+            }
+        }
+    }
+
+    @inline(never)
+    private func prepare(
+        _ authorization: DeviceAuthorization
+    ) throws -> (HTTPRequest, PollScheduler.State, Step) {
         let tokenRequest = DeviceAccessTokenRequest(
             deviceCode: authorization.response.deviceCode, resources: client.resources
         )
         let request = client.formRequest(to: endpoints.token, parameters: tokenRequest.formParameters)
-        var state = PollScheduler.State(
+        let state = PollScheduler.State(
             interval: authorization.initialInterval, deadline: authorization.deadlineElapsed
         )
-        var decision = PollScheduler.start(state, now: clock.elapsed())
-        while true {
-            let previousInterval = state.interval
-            switch decision {
-            case .finish(let token):
-                return token
-            case .fail(let error):
-                throw error
-            case .expire(let delay):
-                try await clock.sleepUntil(clock.elapsed() + delay)
-                throw DeviceLoginError(
-                    .expired, "the code expired before it was approved",
-                    hint: "run the command again to get a new code"
-                )
-            case .poll(let delay):
-                try await clock.sleepUntil(clock.elapsed() + delay)
-                try Task.checkCancellation()
-                state.attempts += 1
-                let attempt = state.attempts
-                onEvent(.polling(attempt: attempt, elapsed: clock.elapsed()))
-                let outcome: PollOutcome
-                do {
-                    outcome = PollOutcome(try await transport.send(request))
-                } catch let error as TransportError {
-                    outcome = PollOutcome(error)
-                }
-                try Task.checkCancellation()
-                decision = PollScheduler.decide(&state, outcome: outcome, now: clock.elapsed(), policy: policy)
-                report(outcome, attempt: attempt, state: state, decision: decision, onEvent: onEvent)
-                if state.interval != previousInterval {
-                    onEvent(.intervalChanged(from: previousInterval, to: state.interval))
-                }
-            }
+        return (request, state, try Self.step(PollScheduler.start(state, now: clock.elapsed())))
+    }
+
+    private static func step(_ decision: PollScheduler.Decision) throws -> Step {
+        switch decision {
+        case .finish(let token): return .done(token)
+        case .fail(let error): throw error
+        case .expire(let delay): return .expire(after: delay)
+        case .poll(let delay): return .wait(delay)
         }
+    }
+
+    @inline(never)
+    private static func expiredError() -> DeviceLoginError {
+        DeviceLoginError.codeExpired(oauthError: nil)
+    }
+
+    @inline(never)
+    private func announce(attempt: Int, onEvent: @Sendable (DeviceFlowEvent) -> Void) {
+        onEvent(.polling(attempt: attempt, elapsed: clock.elapsed()))
+    }
+
+    /// Everything between two awaits of the polling loop, kept out of line so that its temporaries live on the
+    /// thread's stack, not in the polling task's async frame (which lives as long as the flow).
+    @inline(never)
+    private func settle(
+        _ result: Result<HTTPResponse, TransportError>, state: inout PollScheduler.State,
+        onEvent: @Sendable (DeviceFlowEvent) -> Void
+    ) throws -> Step {
+        let attempt = state.attempts
+        let previousInterval = state.interval
+        let outcome: PollOutcome
+        switch result {
+        case .success(let response): outcome = PollOutcome(response)
+        case .failure(let error): outcome = PollOutcome(error)
+        }
+        let decision = PollScheduler.decide(&state, outcome: outcome, now: clock.elapsed(), policy: policy)
+        report(outcome, attempt: attempt, state: state, decision: decision, onEvent: onEvent)
+        if state.interval != previousInterval {
+            onEvent(.intervalChanged(from: previousInterval, to: state.interval))
+        }
+        return try Self.step(decision)
     }
 
     private func report(

@@ -75,10 +75,7 @@ public enum PollScheduler {
                 hint: "run the command again if that was a mistake", oauthError: error
             ))
         case .expired(let error):
-            return .fail(DeviceLoginError(
-                .expired, "the code expired before it was approved",
-                hint: "run the command again to get a new code", oauthError: error
-            ))
+            return .fail(DeviceLoginError.codeExpired(oauthError: error))
         case .oauthError(let error):
             return .fail(DeviceLoginError.server(error, while: "the token request"))
         case .fatal(let error):

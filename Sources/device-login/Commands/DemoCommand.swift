@@ -19,7 +19,8 @@ enum DemoCommand {
             .value("interval", "SECONDS", "The polling interval the server asks for (default 5)."),
             .value("qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never."),
             .flag("json", "Print the token response as JSON on stdout."),
-            .flag("serve", "Only run the server: print its issuer on stdout and serve until Ctrl-C."),
+            .flag("serve", "Only run the server: print its issuer on stdout and serve until Ctrl-C; then print"
+                + " what it served on stderr."),
         ],
         discussion: """
             The server speaks RFC 8628 with discovery, refresh, revocation and userinfo, and enforces the
@@ -62,6 +63,9 @@ enum DemoCommand {
                 context.stderr.line("Demo authorization server at \(server.issuer) (client ID "
                     + "\(MockAuthorizationServer.Configuration.defaultClientID)). Ctrl-C stops it.")
                 _ = try await group.next()
+                context.stderr.line("Served \(model.deviceAuthorizationRequestCount) device authorizations, "
+                    + "\(model.refreshRequestCount) refreshes, \(model.revocations.count) revocations; "
+                    + "RFC 8628 violations seen: \(model.rfcViolations).")
                 return .success
             }
             context.stderr.line("Demo authorization server running at \(server.issuer) (in this process).")
