@@ -13,6 +13,6 @@ echo "== end-to-end: device-login against a real Authlib server =="
 python3 -m pytest -q Tests/e2e
 
 echo "== swift test =="
-swift test 2>&1 | tee .build/swift-test.log | grep -vE '^(◇|↳|Test Case .* started|Test Suite .* started)' 
+timeout 1800 swift test 2>&1 | tee .build/swift-test.log | grep -vE '^(◇|↳|Test Case .* started|Test Suite .* started)' 
 status=${PIPESTATUS[0]}
 exit "$status"
