@@ -23,15 +23,9 @@ static inline CURLcode dl_curl_setopt_slist(CURL *handle, CURLoption option, str
 }
 
 typedef size_t (*dl_curl_write_callback)(char *data, size_t size, size_t count, void *context);
-typedef int (*dl_curl_xferinfo_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow,
-                                          curl_off_t ultotal, curl_off_t ulnow);
 
 static inline CURLcode dl_curl_setopt_write_function(CURL *handle, CURLoption option, dl_curl_write_callback fn) {
     return curl_easy_setopt(handle, option, fn);
-}
-
-static inline CURLcode dl_curl_setopt_xferinfo_function(CURL *handle, dl_curl_xferinfo_callback fn) {
-    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, fn);
 }
 
 static inline CURLcode dl_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
@@ -47,13 +41,23 @@ static inline CURLcode dl_curl_global_init_default(void) {
     return curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-// Reads the multi handle's messages and reports the result of the (single) finished transfer, if any.
-// Returns 1 and sets *result when a transfer is done, 0 otherwise. Keeps the CURLMsg union on the C side.
-static inline int dl_curl_multi_finished(CURLM *multi, CURLcode *result) {
+static inline CURLMcode dl_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+// Makes a share handle share one kind of data (CURLSHOPT_SHARE reads an int-sized curl_lock_data).
+static inline CURLSHcode dl_curl_share_data(CURLSH *share, curl_lock_data data) {
+    return curl_share_setopt(share, CURLSHOPT_SHARE, data);
+}
+
+// Reads the multi handle's messages up to the next finished transfer. Returns 1 and sets *easy and *result when
+// one is found, 0 when there is none left. Keeps the CURLMsg union on the C side.
+static inline int dl_curl_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result) {
     int remaining = 0;
     CURLMsg *message;
     while ((message = curl_multi_info_read(multi, &remaining)) != NULL) {
         if (message->msg == CURLMSG_DONE) {
+            *easy = message->easy_handle;
             *result = message->data.result;
             return 1;
         }

@@ -1,5 +1,6 @@
 #if canImport(CCurl)
 import Foundation
+import Synchronization
 import Testing
 @testable import DeviceLogin
 
@@ -345,6 +346,60 @@ struct CurlTransportTests {
         #expect(emptyMeansUnset == .init(proxy: "", noProxy: nil))
     }
 
+    // MARK: - Reuse
+
+    @Test func sequentialRequestsShareOneKeptAliveConnectionEachWithItsOwnOptions() async throws {
+        let server = try RawHTTPServer.keepingAlive(RawHTTPServer.response(body: "{}", keepAlive: true))
+        defer { server.stop() }
+        let post = HTTPRequest(method: .post, url: server.url("/token"), body: Data("device_code=abc".utf8))
+        let get = HTTPRequest(method: .get, url: server.url("/userinfo"))
+
+        let first = try await transport(TransportOptions(userAgent: "first/1")).send(post)
+        let second = try await transport(TransportOptions(userAgent: "second/2")).send(get)
+
+        #expect(first.status == 200)
+        #expect(second.status == 200)
+        #expect(server.requests.map(\.text) == [
+            "POST /token HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nUser-Agent: first/1\r\n"
+                + "Content-Length: 15\r\n\r\ndevice_code=abc",
+            "GET /userinfo HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nUser-Agent: second/2\r\n\r\n",
+        ])
+        #expect(server.acceptedConnections == 1)
+    }
+
+    @Test func burstsOfSequentialRequestsStartNoThreads() async throws {
+        let sampler = ThreadSampler()
+        let server = try RawHTTPServer.keepingAlive(RawHTTPServer.response(body: "{}", keepAlive: true)) {
+            sampler.sample()
+        }
+        defer { server.stop() }
+        let transport = transport()
+        let request = HTTPRequest(method: .get, url: server.url("/token"))
+        // Starts the transport's thread and the server's connection thread, if they are not running yet.
+        _ = try await transport.send(request)
+
+        var fewestNewThreads = Int.max
+        var bursts = 0
+        for _ in 0..<3 where fewestNewThreads > 2 {
+            bursts += 1
+            let before = ThreadSampler.threadIDs()
+            try #require(!before.isEmpty, "/proc/self/task lists the process's threads")
+            sampler.reset()
+            for _ in 0..<50 {
+                #expect(try await transport.send(request).status == 200)
+            }
+            let appeared = sampler.seen.union(ThreadSampler.threadIDs()).subtracting(before)
+            fewestNewThreads = min(fewestNewThreads, appeared.count)
+        }
+
+        // A thread per transfer would show 50 new threads in every burst (the server samples the process's threads
+        // while each request waits for its answer). Other tests may start a few threads meanwhile, so the quietest
+        // of up to three bursts counts.
+        #expect(fewestNewThreads <= 2)
+        #expect(server.requests.count == 1 + 50 * bursts)
+        #expect(server.acceptedConnections == 1)
+    }
+
     // MARK: - Threads, cancellation, global state
 
     @Test func cancellingTheTaskAbortsAWaitingTransfer() async throws {
@@ -445,6 +500,29 @@ struct CurlTransportTests {
     }
 
     // MARK: - Fixtures
+
+    /// Collects the ids of the process's threads, as listed in `/proc/self/task`, whenever asked to.
+    private final class ThreadSampler: Sendable {
+        private let samples = Mutex(Set<String>())
+
+        /// The thread ids seen since the last ``reset()``.
+        var seen: Set<String> { samples.withLock { $0 } }
+
+        /// Adds the threads alive now.
+        func sample() {
+            let now = Self.threadIDs()
+            samples.withLock { $0.formUnion(now) }
+        }
+
+        func reset() {
+            samples.withLock { $0.removeAll() }
+        }
+
+        /// The ids of the threads alive now.
+        static func threadIDs() -> Set<String> {
+            Set((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? [])
+        }
+    }
 
     /// A server answering with a 10 MB body through a small send buffer, noting "send failed" when the client
     /// stops reading before the end.

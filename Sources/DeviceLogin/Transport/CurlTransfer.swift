@@ -6,11 +6,11 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One request on libcurl, from setup to cleanup, confined to the thread that runs it.
+/// One request on a libcurl easy handle, from setting its options to reading its result, on the worker thread.
 ///
-/// The easy handle carries the request's options; a private multi handle drives it so that the thread waits in
-/// `curl_multi_poll`, which sleeps without using CPU and which ``CurlCancellation`` can wake from the cancelling
-/// thread. libcurl's callbacks reach this object through an unretained pointer, valid while ``run()`` runs.
+/// The ``CurlWorker`` lends the easy handle from its pool and drives it with its multi handle; this object sets
+/// the request's options on it and collects what the callbacks deliver. libcurl's callbacks reach this object
+/// through an unretained pointer, valid while the worker keeps the transfer among its active ones.
 final class CurlTransfer {
     /// What a transfer needs to know beyond the request.
     struct Setup: Sendable {
@@ -20,57 +20,39 @@ final class CurlTransfer {
         var headerLines: [String]
     }
 
-    private enum Outcome {
-        case finished(CURLcode)
-        case cancelled
-        case failed(String)
-    }
-
-    private let request: HTTPRequest
-    private let setup: Setup
-    private let cancellation: CurlCancellation
-    private let easy: UnsafeMutableRawPointer
+    /// The request and the caller waiting for it.
+    let submission: CurlSubmission
+    /// The easy handle, lent by the worker's pool for the transfer's lifetime.
+    let easy: UnsafeMutableRawPointer
+    private var request: HTTPRequest { submission.request }
+    private var setup: Setup { submission.setup }
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var collector: CurlResponseCollector
 
-    private init(
-        request: HTTPRequest, setup: Setup, cancellation: CurlCancellation, easy: UnsafeMutableRawPointer
-    ) {
-        self.request = request
-        self.setup = setup
-        self.cancellation = cancellation
+    /// Prepares a transfer; ``configure()`` then sets its options on `easy`.
+    /// - Parameters:
+    ///   - submission: The request and the caller waiting for it.
+    ///   - easy: A fresh or reset easy handle; the caller keeps ownership and must not reset or free it while
+    ///     the transfer runs.
+    init(submission: CurlSubmission, easy: UnsafeMutableRawPointer) {
+        self.submission = submission
         self.easy = easy
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-        collector = CurlResponseCollector(maximumBodyBytes: setup.options.maximumResponseBytes)
+        collector = CurlResponseCollector(maximumBodyBytes: submission.setup.options.maximumResponseBytes)
     }
 
     deinit {
-        curl_easy_cleanup(easy)
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
     }
 
-    /// Sends `request` and waits for its response, blocking the calling thread (never a cooperative one).
-    /// - Returns: The response, or the ``TransportError`` or `CancellationError` that ended the transfer.
-    static func perform(
-        _ request: HTTPRequest, setup: Setup, cancellation: CurlCancellation
-    ) -> Result<HTTPResponse, any Error> {
-        guard let easy = curl_easy_init() else {
-            return .failure(TransportError(.other, "libcurl could not create a transfer"))
-        }
-        let transfer = CurlTransfer(request: request, setup: setup, cancellation: cancellation, easy: easy)
-        guard transfer.configure() else {
-            return .failure(TransportError(.other, "libcurl refused the request's options"))
-        }
-        return transfer.result(of: transfer.run())
-    }
-
     // MARK: - Setup
 
-    /// Sets every option; `false` when libcurl refuses one (an out-of-memory or a too-old libcurl).
-    private func configure() -> Bool {
+    /// Sets every option of the request on the easy handle.
+    /// - Returns: `false` when libcurl refuses one (an out-of-memory or a too-old libcurl).
+    func configure() -> Bool {
         let options = setup.options
         var codes: [CURLcode] = [
             dl_curl_setopt_string(easy, CURLOPT_URL, request.url.absoluteString),
@@ -122,14 +104,6 @@ final class CurlTransfer {
                 CurlTransfer.deliver(data, size * count, to: context) { $0.receiveHeaderLine($1) }
             },
             dl_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, context),
-            // Called often while data flows: a non-zero return aborts the transfer.
-            dl_curl_setopt_xferinfo_function(easy) { context, _, _, _, _ in
-                guard let context else { return 1 }
-                return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                    .cancellation.isCancelled ? 1 : 0
-            },
-            dl_curl_setopt_pointer(easy, CURLOPT_XFERINFODATA, context),
-            dl_curl_setopt_long(easy, CURLOPT_NOPROGRESS, 0),
         ]
     }
 
@@ -177,47 +151,16 @@ final class CurlTransfer {
         return Int(max(1, min(seconds * 1000, Double(Int32.max))).rounded(.up))
     }
 
-    // MARK: - Running
+    // MARK: - Result
 
-    /// Drives the transfer to its end, sleeping in `curl_multi_poll` whenever there is nothing to do.
-    private func run() -> Outcome {
-        guard let multi = curl_multi_init() else { return .failed("libcurl could not create a multi handle") }
-        guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
-            curl_multi_cleanup(multi)
-            return .failed("libcurl could not start the transfer")
-        }
-        cancellation.attach(multi)
-        defer {
-            cancellation.detach()
-            curl_multi_remove_handle(multi, easy)
-            curl_multi_cleanup(multi)
-        }
-        while !cancellation.isCancelled {
-            var running: Int32 = 0
-            let performed = curl_multi_perform(multi, &running)
-            guard performed == CURLM_OK else { return .failed(String(cString: curl_multi_strerror(performed))) }
-            var code = CURLE_OK
-            if dl_curl_multi_finished(multi, &code) != 0 { return .finished(code) }
-            // Sleeps until a socket is ready, libcurl's next timer is due, or CurlCancellation wakes it.
-            let polled = curl_multi_poll(multi, nil, 0, 1000, nil)
-            guard polled == CURLM_OK else { return .failed(String(cString: curl_multi_strerror(polled))) }
-        }
-        return .cancelled
-    }
-
-    private func result(of outcome: Outcome) -> Result<HTTPResponse, any Error> {
-        let host = request.url.host ?? "the server"
-        if cancellation.isCancelled { return .failure(CancellationError()) }
-        switch outcome {
-        case .cancelled:
-            return .failure(CancellationError())
-        case .failed(let detail):
-            return .failure(TransportError(.other, "the request to \(host) failed: \(detail)"))
-        case .finished(let code) where code == CURLE_OK:
+    /// The response, or the error that ended the transfer, once libcurl reported it done with `code`.
+    func result(of code: CURLcode) -> Result<HTTPResponse, any Error> {
+        switch code {
+        case CURLE_OK:
             var status = 0
             _ = dl_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
             return .success(HTTPResponse(status: status, headers: collector.headers, body: collector.body))
-        case .finished(let code):
+        default:
             if let overflow = collector.overflow { return .failure(overflow) }
             if code == CURLE_FILESIZE_EXCEEDED {
                 let limit = setup.options.maximumResponseBytes
@@ -227,5 +170,12 @@ final class CurlTransfer {
             return .failure(CurlTransport.transportError(for: code, detail: detail, host: host))
         }
     }
+
+    /// The error for a transfer that the multi handle failed as a whole (`detail` is libcurl's text for it).
+    func failure(_ detail: String) -> Result<HTTPResponse, any Error> {
+        .failure(TransportError(.other, "the request to \(host) failed: \(detail)"))
+    }
+
+    private var host: String { request.url.host ?? "the server" }
 }
 #endif

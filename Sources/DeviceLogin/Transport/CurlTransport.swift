@@ -1,5 +1,4 @@
 #if canImport(CCurl)
-import CCurl
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -8,8 +7,10 @@ import Musl
 
 /// The default transport on Linux: HTTP(S) through libcurl.
 ///
-/// Each request runs on a thread of its own (never on Swift's cooperative pool) and is bridged back to the
-/// calling task; cancelling the task aborts the transfer at once and the call throws `CancellationError`.
+/// Every request of the process runs on one long-lived thread (never on Swift's cooperative pool) that drives all
+/// transfers with a single libcurl multi handle (see ``CurlWorker``), and is bridged back to the calling task;
+/// cancelling the task throws `CancellationError` at once and aborts the transfer. Connections are kept alive and
+/// reused by later requests to the same server with the same proxy and TLS settings, whichever transport sends them.
 ///
 /// What it does, so callers need not:
 /// - only `http` and `https` URLs, and libcurl is restricted to those two protocols;
@@ -64,21 +65,8 @@ public struct CurlTransport: HTTPTransport {
             proxy: ProxySettings(scheme: scheme, environment: environment),
             headerLines: try Self.headerLines(for: request)
         )
-        try CurlLibrary.initialize()
         try Task.checkCancellation()
-        let cancellation = CurlCancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let started = DedicatedThread.start {
-                    continuation.resume(with: CurlTransfer.perform(request, setup: setup, cancellation: cancellation))
-                }
-                if !started {
-                    continuation.resume(throwing: TransportError(.other, "could not start a thread for the request"))
-                }
-            }
-        } onCancel: {
-            cancellation.cancel()
-        }
+        return try await CurlWorker.shared().perform(request, setup: setup)
     }
 
     /// The request's header fields as libcurl header lines, plus the lines that stop libcurl adding its own.

@@ -38,6 +38,8 @@ final class RawHTTPServer: Sendable {
     var requests: [RawRequest] { state.withLock { $0.requests } }
     /// What handlers noted so far (e.g. "peer closed", "send failed").
     var notes: [String] { state.withLock { $0.notes } }
+    /// How many connections the server accepted so far.
+    var acceptedConnections: Int { state.withLock { $0.connections } }
 
     /// `http://127.0.0.1:<port><path>`.
     func url(_ path: String = "/") -> URL {
@@ -96,13 +98,17 @@ final class RawHTTPServer: Sendable {
 }
 
 extension RawHTTPServer {
-    /// The bytes of an HTTP/1.1 response with a `Content-Length`.
+    /// The bytes of an HTTP/1.1 response with a `Content-Length`, and `Connection: close` unless `keepAlive`.
     static func response(
-        status: Int = 200, reason: String = "OK", headers: [(String, String)] = [], body: String = ""
+        status: Int = 200,
+        reason: String = "OK",
+        headers: [(String, String)] = [],
+        body: String = "",
+        keepAlive: Bool = false
     ) -> [UInt8] {
         var head = "HTTP/1.1 \(status) \(reason)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        head += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
+        head += "Content-Length: \(body.utf8.count)\r\n\(keepAlive ? "" : "Connection: close\r\n")\r\n"
         return Array((head + body).utf8)
     }
 
@@ -111,6 +117,24 @@ extension RawHTTPServer {
         try RawHTTPServer { connection in
             guard connection.readRequest() != nil else { return }
             connection.write(bytes)
+        }
+    }
+
+    /// A server that keeps each connection open and answers every request on it with `bytes` (which should be a
+    /// keep-alive response), until the client closes it or stays silent for 5 s. Requests must come one at a
+    /// time, as libcurl sends them: bytes past the end of a request are dropped.
+    /// - Parameters:
+    ///   - bytes: The response.
+    ///   - beforeAnswering: Runs on the connection's thread for each request, after reading it and before
+    ///     answering.
+    static func keepingAlive(
+        _ bytes: [UInt8], beforeAnswering: @escaping @Sendable () -> Void = {}
+    ) throws -> RawHTTPServer {
+        try RawHTTPServer { connection in
+            while connection.readRequest() != nil {
+                beforeAnswering()
+                guard connection.write(bytes) else { return }
+            }
         }
     }
 }
