@@ -133,8 +133,7 @@ final class LoopbackEventLoop: @unchecked Sendable {
     }
 
     private func drainWakePipe() {
-        var scratch = [UInt8](repeating: 0, count: 64)
-        while case .bytes = POSIXSocket.read(wakeRead, into: &scratch) {}
+        POSIXSocket.drainPipe(wakeRead)
     }
 
     private func acceptAll() {

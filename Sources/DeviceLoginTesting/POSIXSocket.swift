@@ -116,6 +116,32 @@ enum POSIXSocket {
         return (ends[0], ends[1])
     }
 
+    /// Empties the read end of a non-blocking pipe; returns how many bytes it held.
+    ///
+    /// With `read(2)`: `recv(2)` works on sockets only and fails on a pipe with ENOTSOCK, which left the wake-up
+    /// pipe full and `poll(2)` returning at once, forever (a busy loop on a whole core).
+    @discardableResult
+    static func drainPipe(_ descriptor: Int32) -> Int {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        var total = 0
+        while true {
+            let count = scratch.withUnsafeMutableBytes { raw in
+                #if canImport(Darwin)
+                Darwin.read(descriptor, raw.baseAddress, raw.count)
+                #else
+                Glibc.read(descriptor, raw.baseAddress, raw.count)
+                #endif
+            }
+            if count > 0 {
+                total += count
+            } else if count < 0, errno == EINTR {
+                continue
+            } else {
+                return total
+            }
+        }
+    }
+
     static func setNonBlocking(_ descriptor: Int32) {
         let flags = fcntl(descriptor, F_GETFL, 0)
         _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
