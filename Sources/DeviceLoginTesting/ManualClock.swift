@@ -1,3 +1,5 @@
+import DeviceLogin
+
 /// A clock whose time moves only when a test says so: virtual time for deterministic tests.
 ///
 /// Give it wherever a `Clock<Duration>` is injected (the device flow, the token store, the mock server). Code under
@@ -17,7 +19,7 @@
 /// For a single sequential task, ``withAutoAdvance(_:)`` does this loop for you: time jumps to each deadline as
 /// soon as the task sleeps.
 ///
-/// A cancelled sleeper throws `CancellationError` at once and is removed, as `Task.sleep` does.
+/// A cancelled sleeper throws `CancellationError` at once and is removed, as the system clocks' sleeps do.
 public final class ManualClock: Clock, Sendable {
     /// A point in virtual time: an offset from the clock's zero.
     public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {

@@ -17,7 +17,7 @@ import Foundation
 ///
 /// ```swift
 /// let claims = try IDTokenClaims(idToken: tokens.idToken ?? "")
-/// try claims.validate(issuer: "https://auth.example.com", clientID: "cli", now: Date())
+/// try claims.validate(issuer: "https://auth.example.com", clientID: "cli", now: .now)
 /// print(claims.preferredUsername ?? claims.subject)
 /// ```
 public struct IDTokenClaims: JSONObjectMessage, Hashable {

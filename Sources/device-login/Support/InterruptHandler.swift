@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
-import Synchronization
+import DeviceLogin
 
 /// Ctrl-C for the whole process: the first SIGINT cancels the command's task (polling stops with no further
 /// request, the prompt cleans up after itself, the tool exits 130); a second one, should anything hang, restores
@@ -14,7 +14,7 @@ final class InterruptHandler {
 
     /// How many interrupts arrived; shared with the signal handler.
     private final class Counter: Sendable {
-        let value = Mutex(0)
+        let value = Locked(0)
     }
 
     /// Starts handling SIGINT for `task`.

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import DeviceLogin
 
 /// Where the CLI writes text: standard output, standard error, or a buffer in tests.
 struct TextSink: Sendable {
@@ -39,7 +39,7 @@ struct TextSink: Sendable {
 
     /// A sink that collects what is written, for tests.
     static func buffer() -> (sink: TextSink, contents: @Sendable () -> String) {
-        let storage = Mutex("")
+        let storage = Locked("")
         let sink = TextSink(writer: { text in storage.withLock { $0 += text } })
         return (sink, { storage.withLock { $0 } })
     }
