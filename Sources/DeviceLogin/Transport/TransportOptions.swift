@@ -29,9 +29,3 @@ public struct TransportOptions: Sendable, Hashable {
         self.userAgent = userAgent
     }
 }
-
-/// The library's version.
-public enum DeviceLoginVersion {
-    /// The version as a string, e.g. `0.1.0`.
-    public static let string = "0.1.0"
-}

@@ -1,4 +1,5 @@
 @testable import DeviceLogin
+import DeviceLoginTesting
 import Foundation
 import Testing
 

@@ -10,7 +10,7 @@
 /// section ``TokenState`` re-reads the stored tokens first and adopts them when another process already
 /// refreshed. Plain ``load(profile:)`` needs no lock: writes replace a record atomically.
 ///
-/// Implementations: ``InMemoryTokenStore`` (tests, or persistence off), ``FileTokenStore`` (the default on Linux).
+/// Implementations: ``FileTokenStore`` (the default on Linux); the testing kit has `InMemoryTokenStore`.
 /// A Keychain store for macOS can conform later behind `canImport(Security)`; nothing here assumes files.
 ///
 /// ```swift

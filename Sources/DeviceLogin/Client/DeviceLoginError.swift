@@ -71,6 +71,10 @@ public struct DeviceLoginError: Error, Sendable, Equatable {
     }
 }
 
+extension DeviceLoginError: Hashable {
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
 extension DeviceLoginError: CustomStringConvertible {
     /// The message, followed by the hint when there is one.
     public var description: String {
