@@ -1,8 +1,8 @@
 import DeviceLogin
 
-/// A ``TokenStore`` that keeps records in memory, for tests and for processes that must not write to disk.
+/// A `TokenStore` that keeps records in memory, for tests and for processes that must not write to disk.
 ///
-/// Its exclusive section is a no-op: there is no other process to exclude, and ``TokenState`` already runs one
+/// Its exclusive section is a no-op: there is no other process to exclude, and `TokenState` already runs one
 /// refresh at a time within a process.
 ///
 /// ```swift

@@ -5,10 +5,10 @@ import Foundation
 #endif
 import DeviceLogin
 
-/// An ``HTTPTransport`` that hands requests straight to a ``MockAuthorizationServer``: no sockets, no real time.
+/// An `HTTPTransport` that hands requests straight to a ``MockAuthorizationServer``: no sockets, no real time.
 ///
 /// It behaves like a real transport where the engine can tell: a request to another host fails as a connection
-/// failure; a dropped connection throws ``TransportError`` `connectionFailed`; a body over the limit throws
+/// failure; a dropped connection throws `TransportError` `connectionFailed`; a body over the limit throws
 /// `responseTooLarge`; cancellation throws `CancellationError`, also while a scripted delay is being waited out
 /// on the server's clock.
 ///
@@ -20,14 +20,14 @@ import DeviceLogin
 public struct InProcessTransport: HTTPTransport {
     /// The server answering.
     public let server: MockAuthorizationServer
-    /// The largest body returned; a larger one throws ``TransportError`` `responseTooLarge`, as the real
+    /// The largest body returned; a larger one throws `TransportError` `responseTooLarge`, as the real
     /// transports do.
     public let maximumResponseBytes: Int
 
     /// Creates a transport.
     /// - Parameters:
     ///   - server: The server answering.
-    ///   - maximumResponseBytes: The body limit; ``TransportOptions/defaultMaximumResponseBytes`` by default.
+    ///   - maximumResponseBytes: The body limit; `TransportOptions.defaultMaximumResponseBytes` by default.
     public init(
         server: MockAuthorizationServer,
         maximumResponseBytes: Int = TransportOptions.defaultMaximumResponseBytes
@@ -39,7 +39,7 @@ public struct InProcessTransport: HTTPTransport {
     /// Sends a request to the server and returns its answer.
     /// - Parameter request: The request; its URL must be under the server's issuer origin.
     /// - Returns: The server's response, whatever its status.
-    /// - Throws: ``TransportError`` `connectionFailed` for another origin or a dropped connection,
+    /// - Throws: `TransportError` `connectionFailed` for another origin or a dropped connection,
     ///   `responseTooLarge` over the limit; `CancellationError` when the task is cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()

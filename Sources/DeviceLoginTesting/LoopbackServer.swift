@@ -111,7 +111,7 @@ public final class LoopbackServer: Sendable {
     ///   - model: The server model to serve; its issuer moves to this listener's origin.
     ///   - port: The port; 0 (the default) lets the system choose a free one.
     ///   - limits: The bounds; see ``Limits``.
-    /// - Throws: ``TransportError`` when the socket cannot be bound (the port is taken).
+    /// - Throws: `TransportError` when the socket cannot be bound (the port is taken).
     public init(model: MockAuthorizationServer, port: UInt16 = 0, limits: Limits = Limits()) throws {
         let (descriptor, boundPort) = try POSIXSocket.listenOnLoopback(port: port)
         let origin = "http://127.0.0.1:\(boundPort)"
@@ -141,7 +141,7 @@ public final class LoopbackServer: Sendable {
     ///
     /// Sockets are read and written on a dedicated thread; each request is answered in a child task of this
     /// one, so the cooperative pool never blocks. A server runs once.
-    /// - Throws: ``TransportError`` when it already ran or the wake-up pipe cannot be made.
+    /// - Throws: `TransportError` when it already ran or the wake-up pipe cannot be made.
     public func run() async throws {
         let claimed: Bool? = state.withLock { state in
             switch state {
@@ -255,7 +255,7 @@ public final class LoopbackServer: Sendable {
     ///   - port: The port; 0 (the default) for a free one.
     ///   - limits: The bounds.
     /// - Returns: The running server.
-    /// - Throws: ``TransportError`` when the socket cannot be bound.
+    /// - Throws: `TransportError` when the socket cannot be bound.
     public static func start(
         model: MockAuthorizationServer, port: UInt16 = 0, limits: Limits = Limits()
     ) throws -> LoopbackServer {

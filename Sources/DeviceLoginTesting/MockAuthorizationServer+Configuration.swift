@@ -163,7 +163,7 @@ extension MockAuthorizationServer {
     public struct Client: Sendable, Hashable {
         /// The client identifier.
         public var id: String
-        /// How it authenticates: ``ClientAuthentication/none`` for a public client.
+        /// How it authenticates: `ClientAuthentication.none` for a public client.
         public var authentication: ClientAuthentication
 
         /// Creates a client.

@@ -99,7 +99,7 @@ extension MockAuthorizationServer {
         case oauthError(OAuthError.Code, status: Int = 400)
         /// A plain HTTP failure such as 503 or 429, with `Retry-After` in seconds when given.
         case httpError(status: Int, retryAfter: Int? = nil)
-        /// No answer: the in-process transport throws ``TransportError`` `connectionFailed`; the listener closes
+        /// No answer: the in-process transport throws `TransportError` `connectionFailed`; the listener closes
         /// the socket.
         case dropConnection
         /// HTTP 200 with `Content-Type: application/json` and a body that is not JSON.

@@ -129,7 +129,7 @@ public final class MockAuthorizationServer: Sendable {
     /// ```swift
     /// let flow = DeviceFlow(endpoints: try server.endpoints(), client: client, transport: transport, clock: clock)
     /// ```
-    /// - Throws: ``DeviceLoginError`` `configuration` when the issuer is not an absolute URL.
+    /// - Throws: `DeviceLoginError` `configuration` when the issuer is not an absolute URL.
     public func endpoints() throws -> ServerEndpoints {
         let (layout, paths) = state.withLock { ($0.layout, $0.configuration.paths) }
         func url(_ path: String) throws -> URL {

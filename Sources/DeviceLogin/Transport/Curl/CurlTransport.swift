@@ -8,7 +8,7 @@ import Musl
 /// The default transport on Linux: HTTP(S) through libcurl.
 ///
 /// Every request of the process runs on one long-lived thread (never on Swift's cooperative pool) that drives all
-/// transfers with a single libcurl multi handle (see ``CurlWorker``), and is bridged back to the calling task;
+/// transfers with a single libcurl multi handle (see `CurlWorker`), and is bridged back to the calling task;
 /// cancelling the task throws `CancellationError` at once and aborts the transfer. Connections are kept alive and
 /// reused by later requests to the same server with the same proxy and TLS settings, whichever transport sends them.
 ///
@@ -20,7 +20,7 @@ import Musl
 ///   ``TransportError/Kind/responseTooLarge`` as soon as it is exceeded; headers are bounded too;
 /// - ``TransportOptions/caFile`` replaces the system's CA certificates;
 /// - proxies come from `https_proxy`, `http_proxy`, `all_proxy` and `no_proxy` as curl reads them (upper-case
-///   `HTTP_PROXY` is ignored on purpose); see ``ProxySettings``;
+///   `HTTP_PROXY` is ignored on purpose); see `ProxySettings`;
 /// - the request's headers and body are sent as given: libcurl adds only `Host`, `Content-Length` and, when the
 ///   request has none, `User-Agent` from the options; it adds no `Accept`, `Content-Type` or `Expect`.
 ///
