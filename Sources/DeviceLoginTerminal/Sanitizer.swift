@@ -62,7 +62,8 @@ public enum Sanitizer {
             pendingSpaces = 0
         }
         guard truncated else { return String(kept) }
-        let ellipsis = asciiOnly ? "..." : "…"
+        // The ellipsis counts against the bound too: "..." is cut to fit a bound of 1 or 2.
+        let ellipsis = String((asciiOnly ? "..." : "…").prefix(limit))
         let room = max(0, limit - ellipsis.unicodeScalars.count)
         var cut = String(String.UnicodeScalarView(kept.prefix(room)))
         while cut.last == " " { cut.removeLast() }

@@ -93,6 +93,14 @@ struct SanitizerTests {
         #expect(Sanitizer.sanitize("ABC", maxLength: 0) == "…")
     }
 
+    // Found by Scripts/fuzz.sh (target sanitizer): the ASCII ellipsis broke bounds of 1 and 2.
+    @Test("A bound below the ASCII ellipsis's length still holds", arguments: [1, 2, 3])
+    func asciiEllipsisFitsTheBound(limit: Int) {
+        let shown = Sanitizer.sanitize("ABCDEFGH", maxLength: limit, asciiOnly: true)
+        #expect(shown.unicodeScalars.count == limit)
+        #expect(shown == String(repeating: ".", count: limit))
+    }
+
     @Test("Escape sequences do not count towards the bound")
     func escapesAreFree() {
         let text = String(repeating: "\u{1B}[31m", count: 1000) + "OK"
