@@ -142,7 +142,9 @@ public struct PromptRenderer: Sendable, Hashable {
         case .auto where !capabilities.isTerminal: return .none
         case .auto, .always: break
         }
-        guard let uri = SafeURI(authorization.qrURI) else {
+        // A refused verification_uri refuses the QR code too, even when verification_uri_complete looks safe:
+        // the person could not check the address against one shown in words.
+        guard SafeURI(authorization.verificationURI) != nil, let uri = SafeURI(authorization.qrURI) else {
             return .notice("QR code not shown: the server's link is not a plain http(s) address.")
         }
         let matrix: QRMatrix
@@ -163,8 +165,10 @@ public struct PromptRenderer: Sendable, Hashable {
         }
         // The QR code, its caption and a blank line, the text below it, and the live status line: all of it must
         // be on screen at once, or the address and the code scroll away.
+        // Rows a line wraps to, rounded up; `columns` is at least 1 and bounded, so this cannot overflow.
         let textRows = ([caption, ""] + text).reduce(0) { sum, line in
-            sum + max(1, (ANSI.visibleWidth(line) + columns - 1) / columns)
+            let width = ANSI.visibleWidth(line)
+            return sum + (width == 0 ? 1 : 1 + (width - 1) / columns)
         }
         let neededColumns = renderer.width(for: matrix)
         let neededRows = renderer.height(for: matrix) + textRows + 1

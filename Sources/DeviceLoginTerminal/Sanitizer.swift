@@ -18,6 +18,10 @@
 ///   (U+202A–U+202E, U+2066–U+2069), the marks U+200E, U+200F and U+061C, zero-width space, non-joiner and joiner
 ///   (U+200B–U+200D), word joiner and invisible operators (U+2060–U+2064), the byte order mark (U+FEFF), the soft
 ///   hyphen (U+00AD) and the tag characters (U+E0000–U+E007F) used to smuggle invisible ASCII.
+/// - Every other character that draws nothing: default-ignorable code points outside Cf (the Hangul fillers U+115F,
+///   U+1160, U+3164 and U+FFA0, the combining grapheme joiner U+034F, variation selectors), the blank Braille
+///   pattern U+2800, private-use and unassigned code points. No-break, ideographic and other spaces (category Zs)
+///   become a plain space.
 ///
 /// Leading and trailing spaces are trimmed, and the result is at most `maxLength` Unicode scalars: longer text is
 /// cut and ends with an ellipsis.

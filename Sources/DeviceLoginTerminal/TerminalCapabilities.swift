@@ -22,10 +22,14 @@ import Darwin
 public struct TerminalCapabilities: Sendable, Hashable {
     /// Whether the output is a terminal (`isatty`); `false` for a pipe or a file.
     public var isTerminal: Bool
-    /// The terminal's width in columns, when known.
-    public var columns: Int?
-    /// The terminal's height in rows, when known.
-    public var rows: Int?
+    /// The largest width or height taken as real: 10,000. A larger value (a stray `COLUMNS=99999999`) counts as
+    /// unknown, so no arithmetic on a size can overflow.
+    public static let maximumDimension = 10_000
+
+    /// The terminal's width in columns, when known: from 1 to ``maximumDimension``; any other value is `nil`.
+    public var columns: Int? { didSet { columns = Self.bounded(columns) } }
+    /// The terminal's height in rows, when known: from 1 to ``maximumDimension``; any other value is `nil`.
+    public var rows: Int? { didSet { rows = Self.bounded(rows) } }
     /// Whether the locale's character set is UTF-8, so block characters and `…` can be written.
     public var isUTF8: Bool
     /// Whether the user asked for no colour: `NO_COLOR` set to any non-empty value (no-color.org).
@@ -51,8 +55,8 @@ public struct TerminalCapabilities: Sendable, Hashable {
         term: String? = "xterm-256color"
     ) {
         self.isTerminal = isTerminal
-        self.columns = columns
-        self.rows = rows
+        self.columns = Self.bounded(columns)
+        self.rows = Self.bounded(rows)
         self.isUTF8 = isUTF8
         self.noColor = noColor
         self.term = term
@@ -114,7 +118,7 @@ public struct TerminalCapabilities: Sendable, Hashable {
         isTerminal: Bool,
         windowSize: (columns: Int, rows: Int)?
     ) -> TerminalCapabilities {
-        func positive(_ value: Int?) -> Int? { value.flatMap { $0 > 0 ? $0 : nil } }
+        func positive(_ value: Int?) -> Int? { bounded(value) }
         func number(_ name: String) -> Int? { environment[name].flatMap { Int($0) }.flatMap(positive) }
         let term = environment["TERM"].flatMap { $0.isEmpty ? nil : $0 }
         return TerminalCapabilities(
@@ -136,6 +140,12 @@ public struct TerminalCapabilities: Sendable, Hashable {
         let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? ""
         let normalized = locale.lowercased().filter { $0 != "-" && $0 != "_" }
         return normalized.contains("utf8")
+    }
+
+    /// `value` when it is a plausible terminal dimension (1 through ``maximumDimension``), else `nil`.
+    static func bounded(_ value: Int?) -> Int? {
+        guard let value, (1...maximumDimension).contains(value) else { return nil }
+        return value
     }
 
     /// The size the kernel reports for the terminal behind `fileDescriptor`, or `nil`.

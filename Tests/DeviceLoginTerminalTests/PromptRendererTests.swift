@@ -151,6 +151,28 @@ struct PromptRendererTests {
         #expect(!text.contains("javascript"))
     }
 
+    @Test("A refused verification_uri keeps the QR out even when verification_uri_complete is safe")
+    func refusedURIRefusesTheQR() {
+        let authorization = Fixtures.authorization(
+            verificationURI: "javascript:alert(1)", completeURI: "https://auth.example.com/device?code=WDJB-MJHT"
+        )
+        let text = render(Fixtures.laptop, .always, authorization)
+        #expect(text.hasSuffix("QR code not shown: the server's link is not a plain http(s) address.\n"))
+        #expect(!text.contains(ANSI.blackOnWhite) && !text.contains("Scan to open"))
+    }
+
+    @Test("COLUMNS near Int.max with a 0x0 terminal renders instead of overflowing")
+    func hugeColumnsDoNotOverflow() {
+        let environment = ["COLUMNS": String(Int.max), "LINES": String(Int.max), "LANG": "C.UTF-8", "TERM": "xterm"]
+        let terminal = TerminalCapabilities.from(environment: environment, isTerminal: true, windowSize: (0, 0))
+        let text = render(terminal, .auto)
+        #expect(text.contains("Code: WDJB-MJHT\n"))
+        #expect(text.contains("QR code hidden: terminal size unknown"))
+        // A caller may still hand in the largest size accepted.
+        let largest = TerminalCapabilities(isTerminal: true, columns: 10_000, rows: 10_000, isUTF8: true)
+        #expect(render(largest, .auto).contains(ANSI.blackOnWhite))
+    }
+
     @Test("A complete URI on another host is named in the caption")
     func completeURIOnAnotherHost() {
         let authorization = Fixtures.authorization(completeURI: "https://other.example:8443/d?c=WDJB-MJHT")

@@ -67,6 +67,18 @@ struct SanitizerTests {
         ),
         Attack(name: "line and paragraph separators", input: "a\u{2028}b\u{2029}c", expected: "a b c"),
         Attack(name: "surrounding spaces", input: "  \n WDJB-MJHT \t", expected: "WDJB-MJHT"),
+        Attack(
+            name: "Hangul fillers outside Cf", input: "WD\u{3164}JB\u{115F}-\u{1160}MJ\u{FFA0}HT", expected: "WDJB-MJHT"
+        ),
+        Attack(name: "blank Braille pattern", input: "auth\u{2800}\u{2800}.example", expected: "auth.example"),
+        Attack(name: "combining grapheme joiner", input: "WD\u{34F}JB", expected: "WDJB"),
+        Attack(name: "variation selectors", input: "ok\u{FE0F}\u{E0100}", expected: "ok"),
+        Attack(name: "private use", input: "a\u{E000}b\u{F8FF}c\u{F0000}", expected: "abc"),
+        Attack(name: "unassigned", input: "a\u{378}b", expected: "ab"),
+        Attack(
+            name: "no-break and ideographic spaces become plain spaces",
+            input: "\u{A0}a\u{A0}b\u{202F}c\u{3000}d\u{2007}e\u{3000}", expected: "a b c d e"
+        ),
     ]
 
     @Test("Each attack is reduced to harmless text", arguments: attacks)

@@ -75,6 +75,20 @@ struct TerminalCapabilitiesTests {
         #expect(unknown.columns == nil && unknown.rows == nil)
     }
 
+    @Test("A size beyond 10,000, from the kernel, the environment or a caller, counts as unknown")
+    func implausibleSizesAreUnknown() {
+        let huge = ["COLUMNS": "9223372036854775807", "LINES": "10001"]
+        let zeroByZero = capabilities(huge, windowSize: (0, 0))
+        #expect(zeroByZero.columns == nil && zeroByZero.rows == nil)
+        let kernel = capabilities([:], windowSize: (65_535, 10_000))
+        #expect(kernel.columns == nil && kernel.rows == 10_000)
+        var given = TerminalCapabilities(isTerminal: true, columns: .max, rows: -1, isUTF8: true)
+        #expect(given.columns == nil && given.rows == nil)
+        given.columns = .min
+        given.rows = 24
+        #expect(given.columns == nil && given.rows == 24)
+    }
+
     @Test("detect() on a pipe: not a terminal, size from the environment")
     func detectOnPipe() throws {
         var descriptors: [Int32] = [0, 0]

@@ -16,7 +16,10 @@ public func sanitizerFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         for scalar in scalars {
             let value = scalar.value
             check(value >= 0x20 && value != 0x7F && !(0x80...0x9F).contains(value), "a control survived")
-            check(scalar.properties.generalCategory != .format, "a format character survived")
+            let properties = scalar.properties
+            check(![.format, .privateUse, .unassigned].contains(properties.generalCategory), "an invisible survived")
+            check(!properties.isDefaultIgnorableCodePoint && value != 0x2800, "a blank character survived")
+            check(properties.generalCategory != .spaceSeparator || value == 0x20, "a look-alike space survived")
             check(value != 0x2028 && value != 0x2029, "a line separator survived")
             if asciiOnly { check(scalar.isASCII, "non-ASCII in ASCII mode") }
         }
