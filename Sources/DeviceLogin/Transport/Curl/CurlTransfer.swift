@@ -122,10 +122,15 @@ final class CurlTransfer {
 
     private func configureMethodAndBody() -> [CURLcode] {
         let body = request.body ?? Data()
-        var codes: [CURLcode] = []
+        // libcurl re-sends a request by itself when a reused connection dies before an answer. For a POST the
+        // server may already have acted on (a poll: RFC 8628 §3.5 counts it), that is a second request the engine
+        // never decided on; a POST therefore always goes out on a connection of its own, which libcurl never
+        // retries. GETs are idempotent and keep reusing connections.
+        let fresh = dl_curl_setopt_long(easy, CURLOPT_FRESH_CONNECT, request.method == .post ? 1 : 0)
+        var codes: [CURLcode] = [fresh]
         switch request.method {
         case .get where body.isEmpty:
-            return [dl_curl_setopt_long(easy, CURLOPT_HTTPGET, 1)]
+            return [fresh, dl_curl_setopt_long(easy, CURLOPT_HTTPGET, 1)]
         case .get:
             codes.append(dl_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
         case .post:
