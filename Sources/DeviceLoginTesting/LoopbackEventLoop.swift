@@ -31,6 +31,8 @@ final class LoopbackEventLoop: @unchecked Sendable {
         var descriptor: Int32
         var phase: Phase
         var deadline: ContinuousClock.Instant
+        /// Bytes of the request read so far: 0 for a connection that has said nothing yet.
+        var received = 0
     }
 
     private struct Outbox {
@@ -102,7 +104,9 @@ final class LoopbackEventLoop: @unchecked Sendable {
 
     private func pollOnce() {
         var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        let accepting = connections.count < limits.maximumConnections
+        // Full of connections that are all being answered: new ones wait in the listen queue. Otherwise a new
+        // connection is taken even when full, in place of one still reading (see acceptAll).
+        let accepting = connections.count < limits.maximumConnections || evictionCandidate() != nil
         if accepting { descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
         var order: [UInt64] = []
         for (id, connection) in connections {
@@ -136,15 +140,41 @@ final class LoopbackEventLoop: @unchecked Sendable {
         POSIXSocket.drainPipe(wakeRead)
     }
 
-    private func acceptAll() {
-        while connections.count < limits.maximumConnections, let descriptor = POSIXSocket.accept(listener) {
-            nextConnection += 1
-            connections[nextConnection] = Connection(
-                descriptor: descriptor,
-                phase: .reading(HTTPRequestParser(limits: limits, origin: origin)),
-                deadline: clock.now.advanced(by: limits.readTimeout)
-            )
+    /// The connection to close for a newcomer when every place is taken: the oldest that has sent nothing yet,
+    /// else the oldest still reading a request. Idle or trickling clients (a browser's spare connections, a
+    /// slowloris) must not lock everyone else out until their read deadlines.
+    private func evictionCandidate() -> UInt64? {
+        var silent: UInt64?
+        var reading: UInt64?
+        for (id, connection) in connections {
+            guard case .reading = connection.phase else { continue }
+            if connection.received == 0, id < (silent ?? .max) { silent = id }
+            if id < (reading ?? .max) { reading = id }
         }
+        return silent ?? reading
+    }
+
+    private func acceptAll() {
+        while true {
+            if connections.count >= limits.maximumConnections {
+                guard let victim = evictionCandidate() else { return }
+                guard let descriptor = POSIXSocket.accept(listener) else { return }
+                close(victim)
+                admit(descriptor)
+                continue
+            }
+            guard let descriptor = POSIXSocket.accept(listener) else { return }
+            admit(descriptor)
+        }
+    }
+
+    private func admit(_ descriptor: Int32) {
+        nextConnection += 1
+        connections[nextConnection] = Connection(
+            descriptor: descriptor,
+            phase: .reading(HTTPRequestParser(limits: limits, origin: origin)),
+            deadline: clock.now.advanced(by: limits.readTimeout)
+        )
     }
 
     private func service(_ id: UInt64) {
@@ -153,6 +183,7 @@ final class LoopbackEventLoop: @unchecked Sendable {
         case .reading(var parser):
             switch POSIXSocket.read(connection.descriptor, into: &readBuffer) {
             case .bytes(let count):
+                connection.received += count
                 switch parser.feed(readBuffer[0..<count]) {
                 case .needMore:
                     connection.phase = .reading(parser)

@@ -58,7 +58,9 @@ public final class LoopbackServer: Sendable {
         public var readTimeout: Duration
         /// How long writing a response may take before the connection is cut. Default 30 s.
         public var writeTimeout: Duration
-        /// How many connections are served at once; more wait in the listen queue. Default 64.
+        /// How many connections are served at once. Default 64. When all are taken, a newcomer replaces the oldest
+        /// connection that has sent nothing yet (else the oldest still sending its request); only when every one is
+        /// being answered do newcomers wait in the listen queue.
         public var maximumConnections: Int
 
         /// Creates limits; every parameter has the default documented on its property.
