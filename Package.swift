@@ -44,18 +44,23 @@ let package = Package(
             path: "Benchmarks/DeviceLoginBenchmark"
         ),
 
-        .testTarget(name: "DeviceLoginTests", dependencies: ["DeviceLogin", "DeviceLoginTesting", "StoreCrashHelper"]),
+        // Helpers the test targets share (snapshots, the products directory, tags); never in a product.
+        .target(name: "DeviceLoginTestSupport", path: "Tests/DeviceLoginTestSupport"),
+        .testTarget(
+            name: "DeviceLoginTests",
+            dependencies: ["DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport", "StoreCrashHelper"]
+        ),
         // A process for FileTokenStore's crash-safety and cross-process lock tests (killed with SIGKILL).
         .executableTarget(name: "StoreCrashHelper", dependencies: ["DeviceLogin"], path: "Tests/StoreCrashHelper"),
         .testTarget(
             name: "DeviceLoginTerminalTests",
-            dependencies: ["DeviceLoginTerminal", "DeviceLogin"],
-            resources: [.copy("Snapshots")]
+            dependencies: ["DeviceLoginTerminal", "DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport"],
+            exclude: ["Snapshots"]
         ),
         .testTarget(name: "DeviceLoginTestingTests", dependencies: ["DeviceLoginTesting", "DeviceLogin"]),
         .testTarget(
             name: "DeviceLoginCLITests",
-            dependencies: ["device-login", "DeviceLogin", "DeviceLoginTesting"],
+            dependencies: ["device-login", "DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport"],
             exclude: ["Snapshots"]
         ),
     ],

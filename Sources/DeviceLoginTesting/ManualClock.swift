@@ -89,6 +89,7 @@ public final class ManualClock: Clock, Sendable {
         var nextID: UInt64 = 0
         var sleepers: [UInt64: Sleeper] = [:]
         var watchers: [UInt64: Watcher] = [:]
+        var requestedSleeps: [Duration] = []
 
         mutating func makeID() -> UInt64 {
             nextID += 1
@@ -136,6 +137,22 @@ public final class ManualClock: Clock, Sendable {
         state.withLock { $0.sleepers.values.map(\.deadline) }.sorted()
     }
 
+    /// How long each sleep asked of this clock was to last, in the order asked: its deadline less the time it was
+    /// asked at (zero or less for a deadline already reached), whether it then slept, returned at once or was
+    /// cancelled.
+    ///
+    /// Lets a test assert a schedule the code under test keeps to itself, such as a backoff:
+    ///
+    /// ```swift
+    /// _ = try await clock.withAutoAdvance { try await store.withExclusiveAccess(profile: "default") { … } }
+    /// #expect(clock.requestedSleeps.prefix(3) == [.milliseconds(2), .milliseconds(4), .milliseconds(8)])
+    /// ```
+    ///
+    /// The list grows by one entry per sleep, for the life of the clock.
+    public var requestedSleeps: [Duration] {
+        state.withLock { $0.requestedSleeps }
+    }
+
     /// Suspends until virtual time reaches `deadline`.
     ///
     /// Returns at once when `deadline` is not later than ``now``.
@@ -144,7 +161,10 @@ public final class ManualClock: Clock, Sendable {
     ///   - tolerance: Ignored: virtual time is exact.
     /// - Throws: `CancellationError` when the task is cancelled, at once, whether asleep or not.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let id = state.withLock { $0.makeID() }
+        let id = state.withLock { state in
+            state.requestedSleeps.append(state.now.duration(to: deadline))
+            return state.makeID()
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Action { case cancel, wake, sleep([CheckedContinuation<Void, Never>]) }

@@ -1,3 +1,4 @@
+import DeviceLoginTestSupport
 import Foundation
 import Synchronization
 
@@ -9,21 +10,8 @@ enum BinaryHarness {
         var stderr: String
     }
 
-    /// The directory holding the built products.
-    static var productsDirectory: URL {
-        #if os(macOS)
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            return bundle.bundleURL.deletingLastPathComponent()
-        }
-        return Bundle.main.bundleURL
-        #else
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: executable).deletingLastPathComponent()
-        #endif
-    }
-
-    static var binary: URL { productsDirectory.appendingPathComponent("device-login") }
+    /// The built `device-login`, beside the test bundle.
+    static var binary: URL { BuildProducts.executable("device-login") }
 
     /// Starts the binary; call `finish` on the result to wait for it and collect its output.
     static func start(_ arguments: [String], environment: [String: String]) throws -> Running {

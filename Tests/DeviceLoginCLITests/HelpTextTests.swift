@@ -1,32 +1,22 @@
-import Foundation
+import DeviceLoginTestSupport
 import Testing
 @testable import device_login
 
 /// Help texts are compared with the files in `Snapshots/`. Re-record after a deliberate change with
-/// `RECORD_SNAPSHOTS=1 swift test --filter HelpTextTests`.
+/// `RECORD_SNAPSHOTS=1 swift test --filter HelpTextTests` (the recording run fails, to say so).
 @Suite("Help text snapshots")
 struct HelpTextTests {
-    private static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Snapshots")
-
-    private func check(_ text: String, against name: String) throws {
-        let file = Self.directory.appendingPathComponent(name)
-        if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
-            try text.write(to: file, atomically: true, encoding: .utf8)
-        }
-        let expected = try String(contentsOf: file, encoding: .utf8)
-        #expect(text == expected, "help differs from \(name); re-record with RECORD_SNAPSHOTS=1 if intended")
-    }
+    private let snapshots = SnapshotDirectory(beside: #filePath)
 
     @Test("device-login --help")
-    func tool() throws {
-        try check(HelpText.tool(CLI.commands), against: "help.txt")
+    func tool() {
+        snapshots.expect(HelpText.tool(CLI.commands), matches: "help")
     }
 
     @Test("each command's --help", arguments: CLI.commands.map(\.name))
     func command(name: String) throws {
         let command = try #require(CLI.commands.first { $0.name == name })
-        try check(HelpText.command(command), against: "help-\(name).txt")
+        snapshots.expect(HelpText.command(command), matches: "help-\(name)")
     }
 
     @Test("help lines fit in 100 columns")

@@ -6,16 +6,19 @@ import Testing
 /// `device-login token`, `status`, `userinfo` and `logout` as separate processes against the loopback mock.
 @Suite("Session commands of the real binary against the loopback mock", .serialized)
 struct TokenCommandTests {
+    /// Virtual time for the mock and the sign-in: the poll interval passes without waiting. (A fresh clock per test.)
+    private let clock = ManualClock()
+
     /// Signs in through the library and saves the profile in `home`, the way `login` does.
     private func signIn(_ server: LoopbackServer, model: MockAuthorizationServer, home: URL, profile: String)
         async throws -> TokenResponse {
         let transport = CurlTransport()
         let endpoints = try model.endpoints()
         let client = ClientConfiguration(clientID: MockAuthorizationServer.Configuration.defaultClientID)
-        let flow = DeviceFlow(endpoints: endpoints, client: client, transport: transport)
+        let flow = DeviceFlow(endpoints: endpoints, client: client, transport: transport, clock: clock)
         let authorization = try await flow.requestAuthorization()
         #expect(model.approve(deviceCode: authorization.response.deviceCode))
-        let response = try await flow.pollForToken(authorization)
+        let response = try await clock.withAutoAdvance { try await flow.pollForToken(authorization) }
         let store = FileTokenStore(directory: home.path)
         let state = TokenState(
             profile: try Profile(name: profile, issuer: model.issuer, endpoints: endpoints, client: client),
@@ -34,9 +37,12 @@ struct TokenCommandTests {
     }
 
     private func model(rotating: Bool = true) -> MockAuthorizationServer {
-        MockAuthorizationServer(configuration: MockAuthorizationServer.Configuration(
-            interval: 1, rotatesRefreshTokens: rotating, recording: .summary
-        ))
+        MockAuthorizationServer(
+            configuration: MockAuthorizationServer.Configuration(
+                interval: 1, rotatesRefreshTokens: rotating, recording: .summary
+            ),
+            clock: clock
+        )
     }
 
     @Test("16 processes on an expired token: exactly one refresh, 16 identical tokens")

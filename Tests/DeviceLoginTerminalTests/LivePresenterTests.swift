@@ -1,4 +1,5 @@
 import DeviceLogin
+import DeviceLoginTesting
 import Foundation
 import Testing
 
@@ -31,7 +32,7 @@ struct LivePresenterTests {
     @Test("On a pipe: exactly the prompt and one line per event worth telling")
     func pipe() async {
         let output = RecordingOutput()
-        let presenter = LivePresenter(capabilities: Fixtures.pipe, qrMode: .auto, output: output, clock: TestClock())
+        let presenter = LivePresenter(capabilities: Fixtures.pipe, qrMode: .auto, output: output, clock: ManualClock())
         let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
         for event: DeviceFlowEvent in [
             .authorizationReceived(authorization), .polling(attempt: 1, elapsed: .seconds(5)), .pending(attempt: 1),
@@ -59,7 +60,7 @@ struct LivePresenterTests {
 
     @Test("On a terminal: the ticker redraws on the injected clock, and success restores the cursor")
     func liveWithClock() async {
-        let clock = TestClock()
+        let clock = ManualClock()
         let output = RecordingOutput()
         let presenter = LivePresenter(capabilities: Fixtures.laptop, qrMode: .never, output: output, clock: clock)
         let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
@@ -90,7 +91,7 @@ struct LivePresenterTests {
 
     @Test("Cancelling the task stops the ticker and leaves the terminal clean")
     func cancellation() async {
-        let clock = TestClock()
+        let clock = ManualClock()
         let output = RecordingOutput()
         let presenter = LivePresenter(capabilities: Fixtures.laptop, qrMode: .never, output: output, clock: clock)
         let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
@@ -109,7 +110,9 @@ struct LivePresenterTests {
     @Test("The event stream ending without a result also restores the terminal")
     func streamEnds() async {
         let output = RecordingOutput()
-        let presenter = LivePresenter(capabilities: Fixtures.laptop, qrMode: .never, output: output, clock: TestClock())
+        let presenter = LivePresenter(
+            capabilities: Fixtures.laptop, qrMode: .never, output: output, clock: ManualClock()
+        )
         let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
         sink.yield(.authorizationReceived(authorization))
         sink.finish()

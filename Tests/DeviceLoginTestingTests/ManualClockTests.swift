@@ -117,6 +117,23 @@ struct ManualClockTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test("requestedSleeps lists every sleep asked, in order: its deadline less the time it was asked at")
+    func requestedSleeps() async throws {
+        let clock = ManualClock(now: .zero + .seconds(10))
+        #expect(clock.requestedSleeps.isEmpty)
+        try await clock.sleep(until: .zero + .seconds(4))
+        try await clock.withAutoAdvance {
+            try await clock.sleep(for: .seconds(2))
+            try await clock.sleep(until: clock.now + .milliseconds(500))
+        }
+        let cancelled = Task { try await clock.sleep(for: .seconds(60)) }
+        await clock.sleepers(atLeast: 1)
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(clock.requestedSleeps == [.seconds(-6), .seconds(2), .milliseconds(500), .seconds(60)])
+        #expect(clock.now == .zero + .milliseconds(12_500))
+    }
+
     @Test("withAutoAdvance runs a sequential task through its sleeps in virtual time")
     func autoAdvance() async throws {
         let clock = ManualClock()

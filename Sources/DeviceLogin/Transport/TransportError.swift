@@ -6,8 +6,8 @@ public struct TransportError: Error, Sendable, Hashable {
     /// What went wrong, as an open set of kinds.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Code: Hashable, Sendable {
-            case dnsFailure, connectionFailed, timedOut, tlsFailure, responseTooLarge, insecureURL
-            case invalidResponse, other
+            case dnsFailure, connectionFailed, timedOut, tlsFailure, certificateVerificationFailed, responseTooLarge
+            case insecureURL, invalidResponse, other
         }
         private let code: Code
 
@@ -17,8 +17,12 @@ public struct TransportError: Error, Sendable, Hashable {
         public static let connectionFailed = Kind(code: .connectionFailed)
         /// The connect or total timeout elapsed.
         public static let timedOut = Kind(code: .timedOut)
-        /// The TLS handshake or certificate verification failed.
+        /// The TLS handshake failed for a reason other than ``certificateVerificationFailed``.
         public static let tlsFailure = Kind(code: .tlsFailure)
+        /// The server's certificate could not be verified: no trusted CA (of the system, or of
+        /// ``TransportOptions/caFile``) vouches for it, it does not name the host, it has expired, or the CA file
+        /// could not be read.
+        public static let certificateVerificationFailed = Kind(code: .certificateVerificationFailed)
         /// The response body was larger than the configured limit.
         public static let responseTooLarge = Kind(code: .responseTooLarge)
         /// The URL is plain HTTP to a host that is not loopback, and plain HTTP was not allowed.
@@ -34,7 +38,8 @@ public struct TransportError: Error, Sendable, Hashable {
         public var isTransient: Bool {
             switch code {
             case .dnsFailure, .connectionFailed, .timedOut: return true
-            case .tlsFailure, .responseTooLarge, .insecureURL, .invalidResponse, .other: return false
+            case .tlsFailure, .certificateVerificationFailed, .responseTooLarge, .insecureURL, .invalidResponse, .other:
+                return false
             }
         }
 
@@ -44,6 +49,7 @@ public struct TransportError: Error, Sendable, Hashable {
             case .connectionFailed: return "connectionFailed"
             case .timedOut: return "timedOut"
             case .tlsFailure: return "tlsFailure"
+            case .certificateVerificationFailed: return "certificateVerificationFailed"
             case .responseTooLarge: return "responseTooLarge"
             case .insecureURL: return "insecureURL"
             case .invalidResponse: return "invalidResponse"

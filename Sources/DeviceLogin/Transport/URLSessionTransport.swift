@@ -112,9 +112,10 @@ public struct URLSessionTransport: HTTPTransport {
             return TransportError(.connectionFailed, "the connection to \(host) failed: \(detail)")
         case .timedOut:
             return TransportError(.timedOut, "the request to \(host) timed out")
-        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
-             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
-             .clientCertificateRequired:
+        case .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+             .serverCertificateNotYetValid:
+            return TransportError(.certificateVerificationFailed, "TLS with \(host) failed: \(detail)")
+        case .secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired:
             return TransportError(.tlsFailure, "TLS with \(host) failed: \(detail)")
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
             return TransportError(.invalidResponse, "\(host) did not answer with valid HTTP: \(detail)")

@@ -1,4 +1,5 @@
 @testable import DeviceLogin
+import DeviceLoginTesting
 import Foundation
 @testable import StoreCrashHelper
 import Testing
@@ -61,20 +62,23 @@ import Testing
     }
 
     @Test func waitingBacksOffOnTheInjectedClockThenTimesOut() async throws {
-        let clock = SteppingClock()
+        let clock = ManualClock()
         let (root, store) = try makeStore(clock: clock, lockTimeout: .seconds(1))
         defer { try? FileManager.default.removeItem(atPath: root) }
         let holder = try holdLock(root + "/default.lock")
         defer { close(holder) }
 
-        let error = try await storageError {
-            try await store.withExclusiveAccess(profile: "default") { _ = Issue.record("entered a held lock") }
+        let error = try await clock.withAutoAdvance {
+            try await storageError {
+                try await store.withExclusiveAccess(profile: "default") { _ = Issue.record("entered a held lock") }
+            }
         }
         #expect(error.message.contains(root + "/default.lock"))
-        let slept = clock.sleptDurations
+        let slept = clock.requestedSleeps
         #expect(Array(slept.prefix(7)) == [2, 4, 8, 16, 32, 64, 100].map { Duration.milliseconds($0) })
         #expect(slept.reduce(.zero, +) >= .seconds(1))
         #expect(slept.reduce(.zero, +) < .seconds(1) + .milliseconds(100))
+        #expect(clock.elapsed == slept.reduce(.zero, +))
     }
 
     @Test func cancellationStopsTheWait() async throws {

@@ -1,4 +1,5 @@
 @testable import DeviceLogin
+import DeviceLoginTestSupport
 import Foundation
 @testable import StoreCrashHelper
 import Testing
@@ -162,8 +163,9 @@ import Testing
     // MARK: Crash safety
 
     /// A child process saving records in a loop is killed with SIGKILL at random moments, 200 times; after each
-    /// kill the file parses and holds one complete record, the old one or one of the child's.
-    @Test(.timeLimit(.minutes(1)))
+    /// kill the file parses and holds one complete record, the old one or one of the child's. Tagged `stress`: CI runs
+    /// it, `Scripts/test.sh --quick` leaves it out.
+    @Test(.tags(.stress), .timeLimit(.minutes(1)))
     func survivesSIGKILLAtRandomMoments() async throws {
         let (root, store) = try makeStore()
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -1,22 +1,10 @@
+import DeviceLoginTestSupport
 import Foundation
 
 /// Runs the `StoreCrashHelper` executable built beside the test bundle.
 enum HelperProcess {
-    /// The directory holding the built products (the test bundle's directory).
-    static var productsDirectory: URL {
-        #if os(macOS)
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            return bundle.bundleURL.deletingLastPathComponent()
-        }
-        return Bundle.main.bundleURL
-        #else
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: executable).deletingLastPathComponent()
-        #endif
-    }
-
-    static var helperURL: URL { productsDirectory.appendingPathComponent("StoreCrashHelper") }
+    /// The built `StoreCrashHelper`.
+    static var helperURL: URL { BuildProducts.executable("StoreCrashHelper") }
 
     /// Starts the helper with `arguments`; its standard output goes to the returned pipe.
     static func start(_ arguments: [String]) throws -> (Process, Pipe) {

@@ -9,7 +9,7 @@ struct TokenStateHarness {
     let memory: InMemoryTokenStore
     let store: CountingStore
     let wall = WallClock()
-    let clock = SteppingClock()
+    let clock = ManualClock()
     let state: TokenState
 
     /// - Parameters:

@@ -21,11 +21,14 @@ extension CurlTransport {
             return TransportError(.connectionFailed, "the connection to \(host) failed: \(detail)")
         case CURLE_OPERATION_TIMEDOUT:
             return TransportError(.timedOut, "the request to \(host) timed out: \(detail)")
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_USE_SSL_FAILED,
-             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
-             CURLE_SSL_CLIENTCERT:
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:
+            // 60 and 77, whatever the TLS library: OpenSSL says "SSL certificate problem: …", GnuTLS "server
+            // certificate verification failed …", and 77 means the CA file could not be read.
+            return TransportError(.certificateVerificationFailed, "TLS with \(host) failed: \(detail)")
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR,
+             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
+             CURLE_SSL_SHUTDOWN_FAILED, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
+             CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CLIENTCERT:
             return TransportError(.tlsFailure, "TLS with \(host) failed: \(detail)")
         case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_HTTP2, CURLE_HTTP2_STREAM,
              CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP3:
