@@ -1,5 +1,4 @@
 #if canImport(CCurl)
-import Synchronization
 
 /// One request handed to the ``CurlWorker``, and the one way back to the task that waits for its response.
 ///
@@ -25,7 +24,7 @@ final class CurlSubmission: Sendable {
     let request: HTTPRequest
     /// How to send it.
     let setup: CurlTransfer.Setup
-    private let state = Mutex(State.created)
+    private let state = Locked(State.created)
 
     /// Creates a submission for `request`.
     init(request: HTTPRequest, setup: CurlTransfer.Setup) {

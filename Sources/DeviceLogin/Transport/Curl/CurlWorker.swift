@@ -1,6 +1,5 @@
 #if canImport(CCurl)
 import CCurl
-import Synchronization
 
 /// The one thread that runs every libcurl transfer of the process, with one multi handle.
 ///
@@ -34,26 +33,33 @@ final class CurlWorker: Sendable {
         let share: UnsafeMutableRawPointer
     }
 
-    private static let sharedWorker = Mutex<CurlWorker?>(nil)
+    // `Locked` (a pthread mutex) rather than `Synchronization.Mutex`: ThreadSanitizer understands pthread mutexes
+    // but not the futex under `Mutex` on Linux, and reported data races on what the lock protects.
+    private static let sharedWorker = Locked<CurlWorker?>(nil)
 
     /// The bounds this worker keeps to.
     let limits: Limits
     /// The handles the thread drives.
     let handles: Handles
     /// Submissions not yet started, oldest first.
-    private let queue = Mutex<[CurlSubmission]>([])
+    private let queue = Locked<[CurlSubmission]>([])
 
     /// The process's worker, started on first use.
     ///
     /// When it cannot start (libcurl or the thread failed), the error is thrown and the next call tries again.
     /// - Throws: ``TransportError`` of kind ``TransportError/Kind/other``.
     static func shared() throws(TransportError) -> CurlWorker {
-        try sharedWorker.withLock { worker throws(TransportError) in
-            if let worker { return worker }
-            let started = try CurlWorker(limits: Limits())
-            worker = started
-            return started
+        let result = sharedWorker.withLock { worker -> Result<CurlWorker, TransportError> in
+            if let worker { return .success(worker) }
+            do throws(TransportError) {
+                let started = try CurlWorker(limits: Limits())
+                worker = started
+                return .success(started)
+            } catch {
+                return .failure(error)
+            }
         }
+        return try result.get()
     }
 
     /// Creates the handles and starts the worker's thread.
