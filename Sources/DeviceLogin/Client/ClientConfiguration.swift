@@ -4,27 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// How a client proves who it is at the token endpoint (RFC 6749 §2.3.1).
-public enum ClientAuthentication: Sendable, Hashable {
-    /// A public client: `client_id` in the body, no secret (the usual case for device flows).
-    case none
-    /// `client_secret_basic`: HTTP Basic with the form-encoded client ID and secret.
-    case clientSecretBasic(secret: String)
-    /// `client_secret_post`: `client_id` and `client_secret` in the body.
-    case clientSecretPost(secret: String)
-}
-
-extension ClientAuthentication: CustomStringConvertible {
-    /// The method's name; never the secret.
-    public var description: String {
-        switch self {
-        case .none: return "none"
-        case .clientSecretBasic: return "client_secret_basic"
-        case .clientSecretPost: return "client_secret_post"
-        }
-    }
-}
-
 /// Everything that identifies a client and shapes its requests. A `Sendable` value with documented defaults.
 ///
 /// ```swift
