@@ -1,15 +1,5 @@
 /// A successful access token response (RFC 6749 §5.1), from the device grant or a refresh.
 public struct TokenResponse: JSONObjectMessage, Hashable {
-    /// The wire names (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
-    public enum CodingKeys: String, CodingKey, CaseIterable {
-        case accessToken = "access_token"
-        case tokenType = "token_type"
-        case expiresIn = "expires_in"
-        case refreshToken = "refresh_token"
-        case scope
-        case idToken = "id_token"
-    }
-
     /// `access_token`.
     public var accessToken: String
     /// `token_type`, as sent. Compare with ``isBearer`` (case-insensitive, RFC 6749 §5.1).
@@ -24,6 +14,21 @@ public struct TokenResponse: JSONObjectMessage, Hashable {
     public var idToken: String?
     /// Fields not defined by RFC 6749 or OpenID Connect.
     public var additionalFields: JSONObject
+
+    /// The fields (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3), in the order they are checked.
+    static let wire = WireMapping<Self>(
+        start: Self(accessToken: ""), unknown: \.additionalFields,
+        missing: { DeviceLoginError(.invalidResponse, "the token response has no \($0)") },
+        fields: [
+            .required("access_token", \.accessToken, .string),
+            // Quirk: a missing `token_type` reads as `Bearer` (some providers omit it on refresh).
+            .defaulted("token_type", \.tokenType, .string, absent: "Bearer"),
+            .optional("expires_in", \.expiresIn, .integer),
+            .optional("refresh_token", \.refreshToken, .string),
+            .optional("scope", \.scope, .string),
+            .optional("id_token", \.idToken, .string),
+        ]
+    )
 
     /// Creates a response value.
     public init(
@@ -46,30 +51,13 @@ public struct TokenResponse: JSONObjectMessage, Hashable {
 
     /// Reads the response leniently: `expires_in` as a string is accepted; a missing `token_type` is read as
     /// `Bearer` (some providers omit it on refresh).
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidResponse`` without `access_token`.
     public init(jsonObject object: JSONObject) throws {
-        guard let token = object.string(CodingKeys.accessToken.rawValue) else {
-            throw DeviceLoginError(.invalidResponse, "the token response has no access_token")
-        }
-        accessToken = token
-        tokenType = object.string(CodingKeys.tokenType.rawValue) ?? "Bearer"
-        expiresIn = object.integer(CodingKeys.expiresIn.rawValue)
-        refreshToken = object.string(CodingKeys.refreshToken.rawValue)
-        scope = object.string(CodingKeys.scope.rawValue)
-        idToken = object.string(CodingKeys.idToken.rawValue)
-        additionalFields = object.excluding(CodingKeys.allCases.map(\.rawValue))
+        self = try Self.wire.decode(object)
     }
 
     /// The wire form.
-    public var jsonObject: JSONObject {
-        var object = additionalFields
-        object[CodingKeys.accessToken.rawValue] = .string(accessToken)
-        object[CodingKeys.tokenType.rawValue] = .string(tokenType)
-        if let expiresIn { object[CodingKeys.expiresIn.rawValue] = .number(Double(expiresIn)) }
-        if let refreshToken { object[CodingKeys.refreshToken.rawValue] = .string(refreshToken) }
-        if let scope { object[CodingKeys.scope.rawValue] = .string(scope) }
-        if let idToken { object[CodingKeys.idToken.rawValue] = .string(idToken) }
-        return object
-    }
+    public var jsonObject: JSONObject { Self.wire.encode(self) }
 
     /// Whether `token_type` is `Bearer`, in any case (RFC 6749 §5.1: "The value is case insensitive").
     public var isBearer: Bool { tokenType.lowercased() == "bearer" }
