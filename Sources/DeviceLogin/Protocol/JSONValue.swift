@@ -59,7 +59,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// The value as a whole number: numbers, and strings that hold one (some providers quote them).
+    /// The value as a whole number below 10^15 in magnitude: numbers, and strings that hold one (some providers
+    /// quote them). The bound is the same for both: a quoted number is no larger a number.
     public var integerValue: Int? {
         switch self {
         case .number(let value):
@@ -67,7 +68,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
             return Int(value)
         case .string(let text):
             let trimmed = text.trimmed()
-            if let value = Int(trimmed) { return value }
+            if let value = Int(trimmed) { return value.magnitude < 1_000_000_000_000_000 ? value : nil }
             if let value = Double(trimmed), value.isFinite, value.rounded() == value, abs(value) < 1e15 {
                 return Int(value)
             }

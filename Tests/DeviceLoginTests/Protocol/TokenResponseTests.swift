@@ -71,7 +71,8 @@ struct TokenResponseTests {
     }
 
     @Test("expires_in stays bounded: 10^15, fractions and infinities are no lifetime", arguments: [
-        "1e15", "1000000000000000", "-1e15", "1.5", #""1e300""#, #""1.5""#,
+        "1e15", "1000000000000000", "-1e15", "1.5", #""1e300""#, #""1.5""#, #""1000000000000000""#,
+        #""9223372036854775807""#,
     ])
     func boundedExpiry(number: String) throws {
         #expect(try parse(#"{"access_token":"a","expires_in":"# + number + "}").expiresIn == nil)
