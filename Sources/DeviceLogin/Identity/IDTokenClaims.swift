@@ -20,7 +20,7 @@ import Foundation
 /// try claims.validate(issuer: "https://auth.example.com", clientID: "cli", now: .now)
 /// print(claims.preferredUsername ?? claims.subject)
 /// ```
-public struct IDTokenClaims: JSONObjectMessage, Hashable {
+public struct IDTokenClaims: WireMapped, Hashable {
     /// The longest ID token decoded: 64 KiB (group claims make some large).
     public static let maximumTokenBytes = 64 * 1024
     /// The default leeway for `exp`: 60 seconds of clock difference between client and server.
@@ -58,6 +58,7 @@ public struct IDTokenClaims: JSONObjectMessage, Hashable {
     public var additionalClaims: JSONObject
 
     /// The claims (OpenID Connect Core §2, §5.1), in the order they are checked.
+    /// ``WireMapped`` reads and writes the message by this table.
     static let wire = WireMapping<Self>(
         start: Self(), unknown: \.additionalClaims,
         missing: { DeviceLoginError(.invalidIDToken, "the ID token has no \($0) claim") },
@@ -97,15 +98,6 @@ public struct IDTokenClaims: JSONObjectMessage, Hashable {
         let jwt = try CompactJWT(idToken, maximumBytes: Self.maximumTokenBytes)
         try self.init(jsonObject: jwt.payload)
     }
-
-    /// Reads claims from a decoded payload.
-    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidIDToken`` naming a missing claim.
-    public init(jsonObject object: JSONObject) throws {
-        self = try Self.wire.decode(object)
-    }
-
-    /// The claims as a JSON object, unknown claims included.
-    public var jsonObject: JSONObject { Self.wire.encode(self) }
 
     /// Applies the checks of OpenID Connect Core §3.1.3.7 that need no key.
     ///

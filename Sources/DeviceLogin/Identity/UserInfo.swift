@@ -10,7 +10,7 @@ import Foundation
 /// let info = try await state.userInfo()
 /// print(info.email ?? info.subject)
 /// ```
-public struct UserInfo: JSONObjectMessage, Hashable {
+public struct UserInfo: WireMapped, Hashable {
     /// `sub`: the user's identifier; always present (§5.3.2: "The sub Claim MUST always be returned").
     public var subject: String
     /// `name`, if sent.
@@ -41,6 +41,7 @@ public struct UserInfo: JSONObjectMessage, Hashable {
     public var additionalClaims: JSONObject
 
     /// The claims (OpenID Connect Core §5.1), in the order they are checked.
+    /// ``WireMapped`` reads and writes the message by this table.
     static let wire = WireMapping<Self>(
         start: Self(subject: ""), unknown: \.additionalClaims,
         missing: { DeviceLoginError(.invalidResponse, "the userinfo response has no \($0) claim") },
@@ -68,13 +69,4 @@ public struct UserInfo: JSONObjectMessage, Hashable {
         self.email = email
         self.additionalClaims = additionalClaims
     }
-
-    /// Reads the claims from the response body.
-    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidResponse`` when `sub` is missing.
-    public init(jsonObject object: JSONObject) throws {
-        self = try Self.wire.decode(object)
-    }
-
-    /// The claims as a JSON object, unknown claims included.
-    public var jsonObject: JSONObject { Self.wire.encode(self) }
 }

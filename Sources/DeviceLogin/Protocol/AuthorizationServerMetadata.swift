@@ -1,5 +1,5 @@
 /// Authorization server metadata (RFC 8414 §2, OpenID Connect Discovery 1.0 §3, RFC 8628 §4).
-public struct AuthorizationServerMetadata: JSONObjectMessage, Hashable {
+public struct AuthorizationServerMetadata: WireMapped, Hashable {
     /// `issuer`: must equal the issuer the document was fetched for (RFC 8414 §3.3).
     public var issuer: String
     /// `device_authorization_endpoint` (RFC 8628 §4); absent on some servers (django-oauth-toolkit).
@@ -22,6 +22,7 @@ public struct AuthorizationServerMetadata: JSONObjectMessage, Hashable {
     public var additionalFields: JSONObject
 
     /// The fields (RFC 8414 §2, RFC 8628 §4, OpenID Connect Discovery 1.0 §3), in the order they are checked.
+    /// ``WireMapped`` reads and writes the message by this table.
     static let wire = WireMapping<Self>(
         start: Self(issuer: ""), unknown: \.additionalFields,
         missing: { DeviceLoginError(.discovery, "the server metadata has no \($0)") },
@@ -62,15 +63,6 @@ public struct AuthorizationServerMetadata: JSONObjectMessage, Hashable {
         self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
         self.additionalFields = additionalFields
     }
-
-    /// Reads the document; only `issuer` is required.
-    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/discovery`` without `issuer`.
-    public init(jsonObject object: JSONObject) throws {
-        self = try Self.wire.decode(object)
-    }
-
-    /// The wire form.
-    public var jsonObject: JSONObject { Self.wire.encode(self) }
 
     /// Whether the server presents itself as an OpenID provider (`openid` in `scopes_supported`, or a
     /// `userinfo_endpoint` or `id_token_signing_alg_values_supported`).

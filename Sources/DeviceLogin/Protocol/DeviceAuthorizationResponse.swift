@@ -2,7 +2,7 @@
 ///
 /// Holds raw wire values: `expiresIn` and `interval` are seconds, not dates; the engine turns them into deadlines
 /// with its injected clock.
-public struct DeviceAuthorizationResponse: JSONObjectMessage, Hashable {
+public struct DeviceAuthorizationResponse: WireMapped, Hashable {
     /// The interval used when the server sends none (RFC 8628 §3.2: "If no value is provided, clients MUST use 5
     /// as the default").
     public static let defaultInterval = 5
@@ -23,6 +23,7 @@ public struct DeviceAuthorizationResponse: JSONObjectMessage, Hashable {
     public var additionalFields: JSONObject
 
     /// The fields (RFC 8628 §3.2), in the order they are checked.
+    /// ``WireMapped`` reads and writes the message by this table.
     static let wire = WireMapping<Self>(
         start: Self(deviceCode: "", userCode: "", verificationURI: "", expiresIn: 1), unknown: \.additionalFields,
         missing: { name in
@@ -63,19 +64,6 @@ public struct DeviceAuthorizationResponse: JSONObjectMessage, Hashable {
         self.interval = interval
         self.additionalFields = additionalFields
     }
-
-    /// Reads the response leniently.
-    ///
-    /// Tolerated on purpose: `verification_url` for `verification_uri` (Google, early Microsoft); `expires_in` and
-    /// `interval` as strings (Microsoft's v1 endpoint, some Keycloak proxies).
-    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidResponse`` naming the first required
-    ///   field that is missing, or an `expires_in` that is not a positive whole number.
-    public init(jsonObject object: JSONObject) throws {
-        self = try Self.wire.decode(object)
-    }
-
-    /// The wire form.
-    public var jsonObject: JSONObject { Self.wire.encode(self) }
 
     /// The polling interval to start with, in seconds: the server's, or 5 when absent, 0 or negative.
     ///

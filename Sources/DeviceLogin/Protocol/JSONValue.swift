@@ -138,8 +138,8 @@ struct AnyCodingKey: CodingKey {
 /// A wire message that is read from and written as a JSON object, keeping fields it does not know.
 ///
 /// Conforming types implement ``init(jsonObject:)`` (lenient reading, each provider quirk on purpose) and
-/// ``jsonObject`` (the wire form), each in one line through the type's `WireMapping`; `Codable` comes for free
-/// and round-trips unknown fields.
+/// ``jsonObject`` (the wire form); the library's messages get both from their table of fields (`WireMapped`).
+/// `Codable` comes for free and round-trips unknown fields.
 public protocol JSONObjectMessage: Codable, Sendable {
     /// Reads the message from a decoded JSON object (or form fields turned into one).
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidResponse`` naming the missing field.

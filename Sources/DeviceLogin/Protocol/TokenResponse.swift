@@ -1,5 +1,5 @@
 /// A successful access token response (RFC 6749 §5.1), from the device grant or a refresh.
-public struct TokenResponse: JSONObjectMessage, Hashable {
+public struct TokenResponse: WireMapped, Hashable {
     /// `access_token`.
     public var accessToken: String
     /// `token_type`, as sent. Compare with ``isBearer`` (case-insensitive, RFC 6749 §5.1).
@@ -16,6 +16,7 @@ public struct TokenResponse: JSONObjectMessage, Hashable {
     public var additionalFields: JSONObject
 
     /// The fields (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3), in the order they are checked.
+    /// ``WireMapped`` reads and writes the message by this table.
     static let wire = WireMapping<Self>(
         start: Self(accessToken: ""), unknown: \.additionalFields,
         missing: { DeviceLoginError(.invalidResponse, "the token response has no \($0)") },
@@ -48,16 +49,6 @@ public struct TokenResponse: JSONObjectMessage, Hashable {
         self.idToken = idToken
         self.additionalFields = additionalFields
     }
-
-    /// Reads the response leniently: `expires_in` as a string is accepted; a missing `token_type` is read as
-    /// `Bearer` (some providers omit it on refresh).
-    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidResponse`` without `access_token`.
-    public init(jsonObject object: JSONObject) throws {
-        self = try Self.wire.decode(object)
-    }
-
-    /// The wire form.
-    public var jsonObject: JSONObject { Self.wire.encode(self) }
 
     /// Whether `token_type` is `Bearer`, in any case (RFC 6749 §5.1: "The value is case insensitive").
     public var isBearer: Bool { tokenType.lowercased() == "bearer" }

@@ -15,9 +15,10 @@
 ///         .optional("expires_in", \.expiresIn, .integer),
 ///     ]
 /// )
-/// public init(jsonObject object: JSONObject) throws { self = try Self.wire.decode(object) }
-/// public var jsonObject: JSONObject { Self.wire.encode(self) }
 /// ```
+///
+/// A type that declares its table as `static let wire` and conforms to ``WireMapped`` gets ``JSONObjectMessage``'s
+/// `init(jsonObject:)` and `jsonObject` from it.
 ///
 /// Why a table over stored properties, rather than a message that keeps its decoded JSON object as the store and
 /// reads typed fields out of it on every access: the stored properties keep the compiler's equality and hashing
@@ -132,4 +133,25 @@ struct WireMapping<Message: Sendable>: Sendable {
         }
         return object
     }
+}
+
+/// A wire message whose ``JSONObjectMessage`` conformance comes from its ``WireMapping``.
+protocol WireMapped: JSONObjectMessage {
+    /// The message's table of fields.
+    static var wire: WireMapping<Self> { get }
+}
+
+extension WireMapped {
+    /// Reads the message leniently: every field through its kind, provider quirks included, and the fields no row
+    /// names kept as unknown fields.
+    /// - Throws: ``DeviceLoginError`` naming the first required field, in table order, that is missing or
+    ///   unreadable: code ``DeviceLoginError/Code/invalidResponse`` for responses,
+    ///   ``DeviceLoginError/Code/discovery`` for server metadata, ``DeviceLoginError/Code/invalidIDToken`` for ID
+    ///   token claims.
+    public init(jsonObject object: JSONObject) throws {
+        self = try Self.wire.decode(object)
+    }
+
+    /// The message in its wire form: every field under its wire name, unknown fields included.
+    public var jsonObject: JSONObject { Self.wire.encode(self) }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import DeviceLogin
 
 /// A message with one row of each sort, to test the mechanism apart from any RFC.
-private struct Sample: JSONObjectMessage, Hashable {
+private struct Sample: WireMapped, Hashable {
     var id: String
     var count: Int
     var label: String
@@ -24,9 +24,6 @@ private struct Sample: JSONObjectMessage, Hashable {
     init(id: String, count: Int, label: String, note: String?, rest: JSONObject) {
         (self.id, self.count, self.label, self.note, self.rest) = (id, count, label, note, rest)
     }
-
-    init(jsonObject object: JSONObject) throws { self = try Self.wire.decode(object) }
-    var jsonObject: JSONObject { Self.wire.encode(self) }
 }
 
 @Suite("WireMapping: one table per wire message does the reading, writing and keeping")
