@@ -2,6 +2,9 @@
 ///
 /// Holds raw wire values: `expiresIn` and `interval` are seconds, not dates; the engine turns them into deadlines
 /// with its injected clock.
+///
+/// Read leniently, on purpose: `verification_url` and `verification_url_complete` for the RFC names (Google, early
+/// Microsoft); `expires_in` and `interval` as strings (Microsoft's v1 endpoint, some Keycloak proxies).
 public struct DeviceAuthorizationResponse: WireMapped, Hashable {
     /// The interval used when the server sends none (RFC 8628 §3.2: "If no value is provided, clients MUST use 5
     /// as the default").

@@ -1,4 +1,7 @@
 /// A successful access token response (RFC 6749 §5.1), from the device grant or a refresh.
+///
+/// Read leniently, on purpose: `expires_in` as a string (Microsoft's v1 endpoint, GitHub's form-encoded answers); a
+/// missing `token_type` as `Bearer` (some providers omit it on refresh).
 public struct TokenResponse: WireMapped, Hashable {
     /// `access_token`.
     public var accessToken: String

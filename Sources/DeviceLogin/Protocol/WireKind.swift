@@ -43,8 +43,8 @@ extension WireKind where Value == String {
 extension WireKind where Value == Int {
     /// A whole number below 10^15 in magnitude, written as a JSON number (``JSONValue/integerValue``).
     ///
-    /// Quirk: a string holding the number is accepted. Microsoft's v1 endpoint sends `expires_in` and `interval` as
-    /// strings, and GitHub's form-encoded answers carry every value as text.
+    /// Quirk: a string holding the number is accepted. Microsoft's v1 endpoint (and some Keycloak proxies) send
+    /// `expires_in` and `interval` as strings, and GitHub's form-encoded answers carry every value as text.
     static var integer: WireKind {
         WireKind(read: \.integerValue, write: { .number(Double($0)) })
     }
