@@ -48,8 +48,8 @@ struct LoginSettingsTests {
             "--qr", "never", "--no-store", "--json",
         ])
         #expect(value.issuer == nil)
-        #expect(value.client.additionalParameters.map(\.0) == ["audience"])
-        #expect(value.client.additionalParameters.map(\.1) == ["https://api"])
+        #expect(value.client.additionalParameters.map(\.name) == ["audience"])
+        #expect(value.client.additionalParameters.map(\.value) == ["https://api"])
         #expect(value.client.resources == ["https://api.example.com/"])
         #expect(value.deviceAuthorizationEndpoint?.absoluteString == "https://a/device")
         #expect(value.qr == .never)

@@ -4,27 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// How a client proves who it is at the token endpoint (RFC 6749 §2.3.1).
-public enum ClientAuthentication: Sendable, Hashable {
-    /// A public client: `client_id` in the body, no secret (the usual case for device flows).
-    case none
-    /// `client_secret_basic`: HTTP Basic with the form-encoded client ID and secret.
-    case clientSecretBasic(secret: String)
-    /// `client_secret_post`: `client_id` and `client_secret` in the body.
-    case clientSecretPost(secret: String)
-}
-
-extension ClientAuthentication: CustomStringConvertible {
-    /// The method's name; never the secret.
-    public var description: String {
-        switch self {
-        case .none: return "none"
-        case .clientSecretBasic: return "client_secret_basic"
-        case .clientSecretPost: return "client_secret_post"
-        }
-    }
-}
-
 /// Everything that identifies a client and shapes its requests. A `Sendable` value with documented defaults.
 ///
 /// ```swift
@@ -44,7 +23,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// RFC 8707 resource indicators (absolute URIs) sent with the device authorization and token requests.
     public var resources: [String]
     /// Extra form parameters sent with the device authorization request (e.g. Auth0's `audience`).
-    public var additionalParameters: [(String, String)]
+    public var additionalParameters: [FormParameter]
     /// Extra headers sent with every request to the authorization server.
     public var additionalHeaders: [HTTPHeader]
     /// Whether plain `http://` endpoints are allowed for hosts that are not loopback. Default false.
@@ -64,7 +43,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         authentication: ClientAuthentication = .none,
         scopes: [String]? = nil,
         resources: [String] = [],
-        additionalParameters: [(String, String)] = [],
+        additionalParameters: [FormParameter] = [],
         additionalHeaders: [HTTPHeader] = [],
         allowInsecureHTTP: Bool = false
     ) {
@@ -81,19 +60,6 @@ public struct ClientConfiguration: Sendable, Hashable {
     public func effectiveScopes(isOpenIDProvider: Bool) -> [String] {
         if let scopes { return scopes }
         return isOpenIDProvider ? Self.defaultOpenIDScopes : []
-    }
-
-    public static func == (lhs: ClientConfiguration, rhs: ClientConfiguration) -> Bool {
-        lhs.clientID == rhs.clientID && lhs.authentication == rhs.authentication && lhs.scopes == rhs.scopes
-            && lhs.resources == rhs.resources && lhs.additionalHeaders == rhs.additionalHeaders
-            && lhs.allowInsecureHTTP == rhs.allowInsecureHTTP
-            && lhs.additionalParameters.elementsEqual(rhs.additionalParameters, by: ==)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(clientID)
-        hasher.combine(scopes)
-        hasher.combine(resources)
     }
 }
 

@@ -20,25 +20,7 @@ import Foundation
 /// try claims.validate(issuer: "https://auth.example.com", clientID: "cli", now: .now)
 /// print(claims.preferredUsername ?? claims.subject)
 /// ```
-public struct IDTokenClaims: JSONObjectMessage, Hashable {
-    /// The claim names (OpenID Connect Core §2, §5.1).
-    public enum CodingKeys: String, CodingKey, CaseIterable {
-        case issuer = "iss"
-        case subject = "sub"
-        case audience = "aud"
-        case expiresAt = "exp"
-        case issuedAt = "iat"
-        case authTime = "auth_time"
-        case nonce
-        case authorizedParty = "azp"
-        case name
-        case givenName = "given_name"
-        case familyName = "family_name"
-        case preferredUsername = "preferred_username"
-        case email
-        case emailVerified = "email_verified"
-    }
-
+public struct IDTokenClaims: WireMapped, Hashable {
     /// The longest ID token decoded: 64 KiB (group claims make some large).
     public static let maximumTokenBytes = 64 * 1024
     /// The default leeway for `exp`: 60 seconds of clock difference between client and server.
@@ -75,6 +57,39 @@ public struct IDTokenClaims: JSONObjectMessage, Hashable {
     /// Every other claim, as sent.
     public var additionalClaims: JSONObject
 
+    /// The claims (OpenID Connect Core §2, §5.1), in the order they are checked.
+    /// ``WireMapped`` reads and writes the message by this table.
+    static let wire = WireMapping<Self>(
+        start: Self(), unknown: \.additionalClaims,
+        missing: { DeviceLoginError(.invalidIDToken, "the ID token has no \($0) claim") },
+        fields: [
+            .required("iss", \.issuer, .string),
+            .required("sub", \.subject, .string),
+            .required("aud", \.audience, .audience),
+            .required("exp", \.expiresAt, .numericDate),
+            .required("iat", \.issuedAt, .numericDate),
+            .optional("auth_time", \.authTime, .numericDate),
+            .optional("nonce", \.nonce, .string),
+            .optional("azp", \.authorizedParty, .string),
+            .optional("name", \.name, .string),
+            .optional("given_name", \.givenName, .string),
+            .optional("family_name", \.familyName, .string),
+            .optional("preferred_username", \.preferredUsername, .string),
+            .optional("email", \.email, .string),
+            .optional("email_verified", \.emailVerified, .boolean),
+        ]
+    )
+
+    /// The value decoding starts from: every required claim is overwritten, or decoding fails.
+    private init() {
+        issuer = ""
+        subject = ""
+        audience = []
+        expiresAt = Date(unixSeconds: 0)
+        issuedAt = Date(unixSeconds: 0)
+        additionalClaims = [:]
+    }
+
     /// Decodes the payload of an ID token, without checking it.
     /// - Parameter idToken: The JWT in compact serialization.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidIDToken`` when it is not a JWT, is
@@ -82,53 +97,6 @@ public struct IDTokenClaims: JSONObjectMessage, Hashable {
     public init(idToken: String) throws {
         let jwt = try CompactJWT(idToken, maximumBytes: Self.maximumTokenBytes)
         try self.init(jsonObject: jwt.payload)
-    }
-
-    /// Reads claims from a decoded payload.
-    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidIDToken`` naming a missing claim.
-    public init(jsonObject object: JSONObject) throws {
-        func required<Value>(_ key: CodingKeys, _ value: Value?) throws -> Value {
-            guard let value else {
-                throw DeviceLoginError(.invalidIDToken, "the ID token has no \(key.rawValue) claim")
-            }
-            return value
-        }
-        issuer = try required(.issuer, object.string(CodingKeys.issuer.rawValue))
-        subject = try required(.subject, object.string(CodingKeys.subject.rawValue))
-        audience = try required(.audience, object[CodingKeys.audience.rawValue]?.stringListValue)
-        expiresAt = try required(.expiresAt, object.date(CodingKeys.expiresAt.rawValue))
-        issuedAt = try required(.issuedAt, object.date(CodingKeys.issuedAt.rawValue))
-        authTime = object.date(CodingKeys.authTime.rawValue)
-        nonce = object.string(CodingKeys.nonce.rawValue)
-        authorizedParty = object.string(CodingKeys.authorizedParty.rawValue)
-        name = object.string(CodingKeys.name.rawValue)
-        givenName = object.string(CodingKeys.givenName.rawValue)
-        familyName = object.string(CodingKeys.familyName.rawValue)
-        preferredUsername = object.string(CodingKeys.preferredUsername.rawValue)
-        email = object.string(CodingKeys.email.rawValue)
-        emailVerified = object.bool(CodingKeys.emailVerified.rawValue)
-        additionalClaims = object.excluding(CodingKeys.allCases.map(\.rawValue))
-    }
-
-    /// The claims as a JSON object, unknown claims included.
-    public var jsonObject: JSONObject {
-        var object = additionalClaims
-        object[CodingKeys.issuer.rawValue] = .string(issuer)
-        object[CodingKeys.subject.rawValue] = .string(subject)
-        object[CodingKeys.audience.rawValue] = audience.count == 1
-            ? .string(audience[0]) : .array(audience.map(JSONValue.string))
-        object[CodingKeys.expiresAt.rawValue] = .number(expiresAt.timeIntervalSince1970)
-        object[CodingKeys.issuedAt.rawValue] = .number(issuedAt.timeIntervalSince1970)
-        let optionalStrings: [(CodingKeys, String?)] = [
-            (.nonce, nonce), (.authorizedParty, authorizedParty), (.name, name), (.givenName, givenName),
-            (.familyName, familyName), (.preferredUsername, preferredUsername), (.email, email),
-        ]
-        for (key, value) in optionalStrings {
-            if let value { object[key.rawValue] = .string(value) }
-        }
-        if let authTime { object[CodingKeys.authTime.rawValue] = .number(authTime.timeIntervalSince1970) }
-        if let emailVerified { object[CodingKeys.emailVerified.rawValue] = .bool(emailVerified) }
-        return object
     }
 
     /// Applies the checks of OpenID Connect Core §3.1.3.7 that need no key.

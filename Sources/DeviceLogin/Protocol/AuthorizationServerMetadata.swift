@@ -1,18 +1,5 @@
 /// Authorization server metadata (RFC 8414 §2, OpenID Connect Discovery 1.0 §3, RFC 8628 §4).
-public struct AuthorizationServerMetadata: JSONObjectMessage, Hashable {
-    /// The wire names.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
-        case issuer
-        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
-        case tokenEndpoint = "token_endpoint"
-        case revocationEndpoint = "revocation_endpoint"
-        case userinfoEndpoint = "userinfo_endpoint"
-        case jwksURI = "jwks_uri"
-        case scopesSupported = "scopes_supported"
-        case grantTypesSupported = "grant_types_supported"
-        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
-    }
-
+public struct AuthorizationServerMetadata: WireMapped, Hashable {
     /// `issuer`: must equal the issuer the document was fetched for (RFC 8414 §3.3).
     public var issuer: String
     /// `device_authorization_endpoint` (RFC 8628 §4); absent on some servers (django-oauth-toolkit).
@@ -33,6 +20,24 @@ public struct AuthorizationServerMetadata: JSONObjectMessage, Hashable {
     public var tokenEndpointAuthMethodsSupported: [String]?
     /// Every other field.
     public var additionalFields: JSONObject
+
+    /// The fields (RFC 8414 §2, RFC 8628 §4, OpenID Connect Discovery 1.0 §3), in the order they are checked.
+    /// ``WireMapped`` reads and writes the message by this table.
+    static let wire = WireMapping<Self>(
+        start: Self(issuer: ""), unknown: \.additionalFields,
+        missing: { DeviceLoginError(.discovery, "the server metadata has no \($0)") },
+        fields: [
+            .required("issuer", \.issuer, .string),
+            .optional("device_authorization_endpoint", \.deviceAuthorizationEndpoint, .string),
+            .optional("token_endpoint", \.tokenEndpoint, .string),
+            .optional("revocation_endpoint", \.revocationEndpoint, .string),
+            .optional("userinfo_endpoint", \.userinfoEndpoint, .string),
+            .optional("jwks_uri", \.jwksURI, .string),
+            .optional("scopes_supported", \.scopesSupported, .stringList),
+            .optional("grant_types_supported", \.grantTypesSupported, .stringList),
+            .optional("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported, .stringList),
+        ]
+    )
 
     /// Creates a metadata value.
     public init(
@@ -57,45 +62,6 @@ public struct AuthorizationServerMetadata: JSONObjectMessage, Hashable {
         self.grantTypesSupported = grantTypesSupported
         self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
         self.additionalFields = additionalFields
-    }
-
-    /// Reads the document; only `issuer` is required.
-    public init(jsonObject object: JSONObject) throws {
-        guard let issuer = object.string(CodingKeys.issuer.rawValue) else {
-            throw DeviceLoginError(.discovery, "the server metadata has no issuer")
-        }
-        self.issuer = issuer
-        deviceAuthorizationEndpoint = object.string(CodingKeys.deviceAuthorizationEndpoint.rawValue)
-        tokenEndpoint = object.string(CodingKeys.tokenEndpoint.rawValue)
-        revocationEndpoint = object.string(CodingKeys.revocationEndpoint.rawValue)
-        userinfoEndpoint = object.string(CodingKeys.userinfoEndpoint.rawValue)
-        jwksURI = object.string(CodingKeys.jwksURI.rawValue)
-        scopesSupported = object[CodingKeys.scopesSupported.rawValue]?.stringListValue
-        grantTypesSupported = object[CodingKeys.grantTypesSupported.rawValue]?.stringListValue
-        tokenEndpointAuthMethodsSupported =
-            object[CodingKeys.tokenEndpointAuthMethodsSupported.rawValue]?.stringListValue
-        additionalFields = object.excluding(CodingKeys.allCases.map(\.rawValue))
-    }
-
-    /// The wire form.
-    public var jsonObject: JSONObject {
-        var object = additionalFields
-        object[CodingKeys.issuer.rawValue] = .string(issuer)
-        let optionals: [(CodingKeys, String?)] = [
-            (.deviceAuthorizationEndpoint, deviceAuthorizationEndpoint), (.tokenEndpoint, tokenEndpoint),
-            (.revocationEndpoint, revocationEndpoint), (.userinfoEndpoint, userinfoEndpoint), (.jwksURI, jwksURI),
-        ]
-        for (key, value) in optionals {
-            if let value { object[key.rawValue] = .string(value) }
-        }
-        let lists: [(CodingKeys, [String]?)] = [
-            (.scopesSupported, scopesSupported), (.grantTypesSupported, grantTypesSupported),
-            (.tokenEndpointAuthMethodsSupported, tokenEndpointAuthMethodsSupported),
-        ]
-        for (key, value) in lists {
-            if let value { object[key.rawValue] = .array(value.map(JSONValue.string)) }
-        }
-        return object
     }
 
     /// Whether the server presents itself as an OpenID provider (`openid` in `scopes_supported`, or a

@@ -8,10 +8,10 @@ public struct DeviceAuthorizationRequest: Sendable, Hashable {
     /// `resource` (RFC 8707 §2), repeated once per value.
     public var resources: [String]
     /// Extra parameters, sent after the standard ones (e.g. Auth0's `audience`).
-    public var additionalParameters: [(String, String)]
+    public var additionalParameters: [FormParameter]
 
     /// Creates the request.
-    public init(scopes: [String] = [], resources: [String] = [], additionalParameters: [(String, String)] = []) {
+    public init(scopes: [String] = [], resources: [String] = [], additionalParameters: [FormParameter] = []) {
         self.scopes = scopes
         self.resources = resources
         self.additionalParameters = additionalParameters
@@ -22,17 +22,7 @@ public struct DeviceAuthorizationRequest: Sendable, Hashable {
         var pairs: [(String, String)] = []
         if !scopes.isEmpty { pairs.append(("scope", scopes.joined(separator: " "))) }
         for resource in resources { pairs.append(("resource", resource)) }
-        pairs.append(contentsOf: additionalParameters)
+        pairs.append(contentsOf: additionalParameters.map(\.pair))
         return pairs
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.scopes == rhs.scopes && lhs.resources == rhs.resources
-            && lhs.additionalParameters.elementsEqual(rhs.additionalParameters, by: ==)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(scopes)
-        hasher.combine(resources)
     }
 }

@@ -2,21 +2,10 @@
 ///
 /// Holds raw wire values: `expiresIn` and `interval` are seconds, not dates; the engine turns them into deadlines
 /// with its injected clock.
-public struct DeviceAuthorizationResponse: JSONObjectMessage, Hashable {
-    /// The wire names (RFC 8628 §3.2).
-    public enum CodingKeys: String, CodingKey, CaseIterable {
-        case deviceCode = "device_code"
-        case userCode = "user_code"
-        case verificationURI = "verification_uri"
-        case verificationURIComplete = "verification_uri_complete"
-        case expiresIn = "expires_in"
-        case interval
-        /// Google and early Microsoft endpoints send `verification_url`.
-        case verificationURL = "verification_url"
-        /// Google sends `verification_url_complete` in some versions.
-        case verificationURLComplete = "verification_url_complete"
-    }
-
+///
+/// Read leniently, on purpose: `verification_url` and `verification_url_complete` for the RFC names (Google, early
+/// Microsoft); `expires_in` and `interval` as strings (Microsoft's v1 endpoint, some Keycloak proxies).
+public struct DeviceAuthorizationResponse: WireMapped, Hashable {
     /// The interval used when the server sends none (RFC 8628 §3.2: "If no value is provided, clients MUST use 5
     /// as the default").
     public static let defaultInterval = 5
@@ -36,6 +25,30 @@ public struct DeviceAuthorizationResponse: JSONObjectMessage, Hashable {
     /// Fields not defined by RFC 8628, e.g. Microsoft's `message`.
     public var additionalFields: JSONObject
 
+    /// The fields (RFC 8628 §3.2), in the order they are checked.
+    /// ``WireMapped`` reads and writes the message by this table.
+    static let wire = WireMapping<Self>(
+        start: Self(deviceCode: "", userCode: "", verificationURI: "", expiresIn: 1), unknown: \.additionalFields,
+        missing: { name in
+            let what = name == "expires_in" ? "valid expires_in" : name
+            return DeviceLoginError(.invalidResponse, "the device authorization response has no \(what)")
+        },
+        fields: [
+            .required("device_code", \.deviceCode, .string),
+            .required("user_code", \.userCode, .string),
+            // Quirk: Google and early Microsoft endpoints send `verification_url`.
+            .required("verification_uri", \.verificationURI, .string, aliases: ["verification_url"]),
+            // Quirk: Google sends `verification_url_complete` in some versions.
+            .optional(
+                "verification_uri_complete", \.verificationURIComplete, .string, aliases: ["verification_url_complete"]
+            ),
+            // 0 or less is refused: a device code that has already expired.
+            .required("expires_in", \.expiresIn, .integer.requiring { $0 > 0 }),
+            // Absent stays nil, 0 stays 0: `effectiveInterval` applies the RFC's default.
+            .optional("interval", \.interval, .integer),
+        ]
+    )
+
     /// Creates a response value.
     public init(
         deviceCode: String,
@@ -53,53 +66,6 @@ public struct DeviceAuthorizationResponse: JSONObjectMessage, Hashable {
         self.expiresIn = expiresIn
         self.interval = interval
         self.additionalFields = additionalFields
-    }
-
-    /// Reads the response leniently.
-    ///
-    /// Tolerated on purpose: `verification_url` for `verification_uri` (Google, early Microsoft); `expires_in` and
-    /// `interval` as strings (Microsoft's v1 endpoint, some Keycloak proxies).
-    public init(jsonObject object: JSONObject) throws {
-        func required(_ key: CodingKeys) throws -> String {
-            guard let value = object.string(key.rawValue) else {
-                throw DeviceLoginError(
-                    .invalidResponse, "the device authorization response has no \(key.rawValue)"
-                )
-            }
-            return value
-        }
-        deviceCode = try required(.deviceCode)
-        userCode = try required(.userCode)
-        // Google, early Microsoft: `verification_url`.
-        guard let uri = object.string(CodingKeys.verificationURI.rawValue)
-            ?? object.string(CodingKeys.verificationURL.rawValue) else {
-            throw DeviceLoginError(.invalidResponse, "the device authorization response has no verification_uri")
-        }
-        verificationURI = uri
-        verificationURIComplete = object.string(CodingKeys.verificationURIComplete.rawValue)
-            ?? object.string(CodingKeys.verificationURLComplete.rawValue)
-        guard let expires = object.integer(CodingKeys.expiresIn.rawValue), expires > 0 else {
-            throw DeviceLoginError(
-                .invalidResponse, "the device authorization response has no valid expires_in"
-            )
-        }
-        expiresIn = expires
-        interval = object.integer(CodingKeys.interval.rawValue)
-        additionalFields = object.excluding(CodingKeys.allCases.map(\.rawValue))
-    }
-
-    /// The wire form.
-    public var jsonObject: JSONObject {
-        var object = additionalFields
-        object[CodingKeys.deviceCode.rawValue] = .string(deviceCode)
-        object[CodingKeys.userCode.rawValue] = .string(userCode)
-        object[CodingKeys.verificationURI.rawValue] = .string(verificationURI)
-        if let verificationURIComplete {
-            object[CodingKeys.verificationURIComplete.rawValue] = .string(verificationURIComplete)
-        }
-        object[CodingKeys.expiresIn.rawValue] = .number(Double(expiresIn))
-        if let interval { object[CodingKeys.interval.rawValue] = .number(Double(interval)) }
-        return object
     }
 
     /// The polling interval to start with, in seconds: the server's, or 5 when absent, 0 or negative.

@@ -59,7 +59,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// The value as a whole number: numbers, and strings that hold one (some providers quote them).
+    /// The value as a whole number below 10^15 in magnitude: numbers, and strings that hold one (some providers
+    /// quote them). The bound is the same for both: a quoted number is no larger a number.
     public var integerValue: Int? {
         switch self {
         case .number(let value):
@@ -67,7 +68,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
             return Int(value)
         case .string(let text):
             let trimmed = text.trimmed()
-            if let value = Int(trimmed) { return value }
+            if let value = Int(trimmed) { return value.magnitude < 1_000_000_000_000_000 ? value : nil }
             if let value = Double(trimmed), value.isFinite, value.rounded() == value, abs(value) < 1e15 {
                 return Int(value)
             }
@@ -88,20 +89,19 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
 /// A JSON object as decoded from the wire, with lenient typed accessors.
 ///
-/// Message types are built from one of these, whether the body was JSON or form-encoded, so each provider
-/// quirk is handled in one place.
+/// Message types are built from one of these, whether the body was JSON or form-encoded, through their
+/// `WireMapping`, so each provider quirk is handled in one place.
 public typealias JSONObject = [String: JSONValue]
 
 extension Dictionary where Key == String, Value == JSONValue {
-    /// The string at `key`, if it is a non-empty string (or a number, written as text).
+    /// The string at `key`, read as ``WireKind/string`` reads it (non-empty; a number written as text).
     func string(_ key: String) -> String? {
-        guard let value = self[key]?.stringValue, !value.isEmpty else { return nil }
-        return value
+        WireKind.string.first([key], in: self)
     }
 
-    /// The whole number at `key`, accepting numbers sent as strings.
+    /// The whole number at `key`, read as ``WireKind/integer`` reads it (bounded; numbers sent as strings).
     func integer(_ key: String) -> Int? {
-        self[key]?.integerValue
+        WireKind.integer.first([key], in: self)
     }
 
     /// The fields not named in `known`.
@@ -138,7 +138,8 @@ struct AnyCodingKey: CodingKey {
 /// A wire message that is read from and written as a JSON object, keeping fields it does not know.
 ///
 /// Conforming types implement ``init(jsonObject:)`` (lenient reading, each provider quirk on purpose) and
-/// ``jsonObject`` (the wire form); `Codable` comes for free and round-trips unknown fields.
+/// ``jsonObject`` (the wire form); the library's messages get both from their table of fields (`WireMapped`).
+/// `Codable` comes for free and round-trips unknown fields.
 public protocol JSONObjectMessage: Codable, Sendable {
     /// Reads the message from a decoded JSON object (or form fields turned into one).
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidResponse`` naming the missing field.

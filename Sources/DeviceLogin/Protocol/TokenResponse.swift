@@ -1,15 +1,8 @@
 /// A successful access token response (RFC 6749 §5.1), from the device grant or a refresh.
-public struct TokenResponse: JSONObjectMessage, Hashable {
-    /// The wire names (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
-    public enum CodingKeys: String, CodingKey, CaseIterable {
-        case accessToken = "access_token"
-        case tokenType = "token_type"
-        case expiresIn = "expires_in"
-        case refreshToken = "refresh_token"
-        case scope
-        case idToken = "id_token"
-    }
-
+///
+/// Read leniently, on purpose: `expires_in` as a string (Microsoft's v1 endpoint, GitHub's form-encoded answers); a
+/// missing `token_type` as `Bearer` (some providers omit it on refresh).
+public struct TokenResponse: WireMapped, Hashable {
     /// `access_token`.
     public var accessToken: String
     /// `token_type`, as sent. Compare with ``isBearer`` (case-insensitive, RFC 6749 §5.1).
@@ -24,6 +17,22 @@ public struct TokenResponse: JSONObjectMessage, Hashable {
     public var idToken: String?
     /// Fields not defined by RFC 6749 or OpenID Connect.
     public var additionalFields: JSONObject
+
+    /// The fields (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3), in the order they are checked.
+    /// ``WireMapped`` reads and writes the message by this table.
+    static let wire = WireMapping<Self>(
+        start: Self(accessToken: ""), unknown: \.additionalFields,
+        missing: { DeviceLoginError(.invalidResponse, "the token response has no \($0)") },
+        fields: [
+            .required("access_token", \.accessToken, .string),
+            // Quirk: a missing `token_type` reads as `Bearer` (some providers omit it on refresh).
+            .defaulted("token_type", \.tokenType, .string, absent: "Bearer"),
+            .optional("expires_in", \.expiresIn, .integer),
+            .optional("refresh_token", \.refreshToken, .string),
+            .optional("scope", \.scope, .string),
+            .optional("id_token", \.idToken, .string),
+        ]
+    )
 
     /// Creates a response value.
     public init(
@@ -42,33 +51,6 @@ public struct TokenResponse: JSONObjectMessage, Hashable {
         self.scope = scope
         self.idToken = idToken
         self.additionalFields = additionalFields
-    }
-
-    /// Reads the response leniently: `expires_in` as a string is accepted; a missing `token_type` is read as
-    /// `Bearer` (some providers omit it on refresh).
-    public init(jsonObject object: JSONObject) throws {
-        guard let token = object.string(CodingKeys.accessToken.rawValue) else {
-            throw DeviceLoginError(.invalidResponse, "the token response has no access_token")
-        }
-        accessToken = token
-        tokenType = object.string(CodingKeys.tokenType.rawValue) ?? "Bearer"
-        expiresIn = object.integer(CodingKeys.expiresIn.rawValue)
-        refreshToken = object.string(CodingKeys.refreshToken.rawValue)
-        scope = object.string(CodingKeys.scope.rawValue)
-        idToken = object.string(CodingKeys.idToken.rawValue)
-        additionalFields = object.excluding(CodingKeys.allCases.map(\.rawValue))
-    }
-
-    /// The wire form.
-    public var jsonObject: JSONObject {
-        var object = additionalFields
-        object[CodingKeys.accessToken.rawValue] = .string(accessToken)
-        object[CodingKeys.tokenType.rawValue] = .string(tokenType)
-        if let expiresIn { object[CodingKeys.expiresIn.rawValue] = .number(Double(expiresIn)) }
-        if let refreshToken { object[CodingKeys.refreshToken.rawValue] = .string(refreshToken) }
-        if let scope { object[CodingKeys.scope.rawValue] = .string(scope) }
-        if let idToken { object[CodingKeys.idToken.rawValue] = .string(idToken) }
-        return object
     }
 
     /// Whether `token_type` is `Bearer`, in any case (RFC 6749 §5.1: "The value is case insensitive").

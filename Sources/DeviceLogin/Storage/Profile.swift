@@ -19,25 +19,6 @@ import Foundation
 /// let client = try profile.clientConfiguration()
 /// ```
 public struct Profile: Sendable, Hashable {
-    /// How the client authenticates at the token endpoint, without the secret (RFC 6749 §2.3.1).
-    public enum ClientAuthenticationMethod: String, Sendable, Hashable, Codable {
-        /// A public client: `client_id` only.
-        case none
-        /// HTTP Basic with the client ID and secret.
-        case clientSecretBasic = "client_secret_basic"
-        /// `client_id` and `client_secret` in the body.
-        case clientSecretPost = "client_secret_post"
-
-        /// The method of a client configuration.
-        public init(_ authentication: ClientAuthentication) {
-            switch authentication {
-            case .none: self = .none
-            case .clientSecretBasic: self = .clientSecretBasic
-            case .clientSecretPost: self = .clientSecretPost
-            }
-        }
-    }
-
     /// The name used when none is given: `default`.
     public static let defaultName = "default"
     /// The longest profile name accepted: 64 characters.
@@ -55,8 +36,8 @@ public struct Profile: Sendable, Hashable {
     public var scopes: [String]?
     /// RFC 8707 resource indicators asked for at sign-in.
     public var resources: [String]
-    /// How the client authenticates.
-    public var clientAuthentication: ClientAuthenticationMethod
+    /// How the client authenticates, without the secret.
+    public var clientAuthentication: ClientAuthentication.Method
     /// The client secret, only when the user asked to store it; never shown by ``description``.
     public var clientSecret: String?
     /// Whether plain HTTP was allowed to hosts that are not loopback.
@@ -81,7 +62,7 @@ public struct Profile: Sendable, Hashable {
         clientID: String,
         scopes: [String]? = nil,
         resources: [String] = [],
-        clientAuthentication: ClientAuthenticationMethod = .none,
+        clientAuthentication: ClientAuthentication.Method = .none,
         clientSecret: String? = nil,
         allowInsecureHTTP: Bool = false
     ) throws {
@@ -112,15 +93,11 @@ public struct Profile: Sendable, Hashable {
         client: ClientConfiguration,
         storingSecret: Bool = false
     ) throws {
-        var secret: String?
-        switch client.authentication {
-        case .none: secret = nil
-        case .clientSecretBasic(let value), .clientSecretPost(let value): secret = value
-        }
         try self.init(
             name: name, issuer: issuer, endpoints: endpoints, clientID: client.clientID, scopes: client.scopes,
-            resources: client.resources, clientAuthentication: ClientAuthenticationMethod(client.authentication),
-            clientSecret: storingSecret ? secret : nil, allowInsecureHTTP: client.allowInsecureHTTP
+            resources: client.resources, clientAuthentication: client.authentication.method,
+            clientSecret: storingSecret ? client.authentication.secret : nil,
+            allowInsecureHTTP: client.allowInsecureHTTP
         )
     }
 
@@ -130,20 +107,12 @@ public struct Profile: Sendable, Hashable {
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` when the method needs a
     ///   secret and none is stored or given.
     public func clientConfiguration(secret: String? = nil) throws -> ClientConfiguration {
-        let authentication: ClientAuthentication
-        switch clientAuthentication {
-        case .none:
-            authentication = .none
-        case .clientSecretBasic, .clientSecretPost:
-            guard let value = secret ?? clientSecret else {
-                throw DeviceLoginError(
-                    .configuration,
-                    "profile \"\(name)\" uses \(clientAuthentication.rawValue) but no client secret is stored",
-                    hint: "give the client secret again"
-                )
-            }
-            authentication = clientAuthentication == .clientSecretBasic
-                ? .clientSecretBasic(secret: value) : .clientSecretPost(secret: value)
+        guard let authentication = ClientAuthentication(clientAuthentication, secret: secret ?? clientSecret) else {
+            throw DeviceLoginError(
+                .configuration,
+                "profile \"\(name)\" uses \(clientAuthentication.rawValue) but no client secret is stored",
+                hint: "give the client secret again"
+            )
         }
         return ClientConfiguration(
             clientID: clientID, authentication: authentication, scopes: scopes, resources: resources,
@@ -198,7 +167,7 @@ extension Profile: Codable {
             scopes: try container.decodeIfPresent([String].self, forKey: .scopes),
             resources: try container.decodeIfPresent([String].self, forKey: .resources) ?? [],
             clientAuthentication: try container.decodeIfPresent(
-                ClientAuthenticationMethod.self, forKey: .clientAuthentication
+                ClientAuthentication.Method.self, forKey: .clientAuthentication
             ) ?? .none,
             clientSecret: try container.decodeIfPresent(String.self, forKey: .clientSecret),
             allowInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowInsecureHTTP) ?? false

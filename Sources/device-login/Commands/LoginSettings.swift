@@ -75,12 +75,12 @@ struct LoginSettings: Sendable, Equatable {
         case (let secret?, "post"): authentication = .clientSecretPost(secret: secret)
         case (_, let other): throw UsageError("--client-auth must be basic or post, not '\(other)'", command: command)
         }
-        var parameters: [(String, String)] = []
+        var parameters: [FormParameter] = []
         for pair in options.list("param") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw UsageError("--param must look like key=value, not '\(pair)'", command: command)
             }
-            parameters.append((String(pair[..<equals]), String(pair[pair.index(after: equals)...])))
+            parameters.append(FormParameter(String(pair[..<equals]), String(pair[pair.index(after: equals)...])))
         }
         var headers: [HTTPHeader] = []
         for line in options.list("header") {

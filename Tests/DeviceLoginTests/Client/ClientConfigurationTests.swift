@@ -11,7 +11,7 @@ struct ClientConfigurationTests {
         let client = ClientConfiguration(clientID: "my app")
         let message = DeviceAuthorizationRequest(
             scopes: ["openid", "profile", "offline_access"], resources: ["https://api.example.com/"],
-            additionalParameters: [("audience", "https://api")]
+            additionalParameters: [FormParameter("audience", "https://api")]
         )
         let request = client.formRequest(to: endpoint, parameters: message.formParameters)
         #expect(request.method == .post)
@@ -71,5 +71,19 @@ struct ClientConfigurationTests {
         let client = ClientConfiguration(clientID: "c", authentication: .clientSecretPost(secret: "hunter2"))
         #expect(!String(describing: client).contains("hunter2"))
         #expect(!String(describing: HTTPHeader("Authorization", "Basic abc")).contains("abc"))
+    }
+
+    @Test("extra parameters take part in equality and hashing, in order")
+    func additionalParametersEquality() {
+        let audience = ClientConfiguration(clientID: "c", additionalParameters: [FormParameter("audience", "a")])
+        #expect(audience == ClientConfiguration(clientID: "c", additionalParameters: [FormParameter("audience", "a")]))
+        #expect(audience.hashValue
+            == ClientConfiguration(clientID: "c", additionalParameters: [FormParameter("audience", "a")]).hashValue)
+        #expect(audience != ClientConfiguration(clientID: "c", additionalParameters: [FormParameter("audience", "b")]))
+        #expect(audience != ClientConfiguration(clientID: "c"))
+        let two = [FormParameter("a", "1"), FormParameter("b", "2")]
+        #expect(DeviceAuthorizationRequest(additionalParameters: two)
+            != DeviceAuthorizationRequest(additionalParameters: two.reversed()))
+        #expect(Set([DeviceAuthorizationRequest(additionalParameters: two), DeviceAuthorizationRequest()]).count == 2)
     }
 }

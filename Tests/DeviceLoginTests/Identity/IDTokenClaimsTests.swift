@@ -80,4 +80,38 @@ import Testing
         #expect(CompactJWT.base64URLDecode("-_8=") == Data([0xFB, 0xFF]))
         #expect(CompactJWT.base64URLDecode("a") == nil)
     }
+
+    /// One audience is written as a string, several as an array (RFC 7519 §4.1.3 allows both).
+    @Test func wireFormByteForByte() throws {
+        var payload = Fixtures.idClaims()
+        payload["exp"] = .string("1700003600")
+        payload["auth_time"] = .number(1_699_999_990.5)
+        payload["email_verified"] = .bool(false)
+        payload["x"] = .null
+        let one = try IDTokenClaims(jsonObject: payload)
+        #expect(try one.wireText == #"{"aud":"cli","auth_time":1699999990.5,"email_verified":false,"#
+            + #""exp":1700003600,"iat":1700000000,"iss":"https:\/\/auth.example.com","sub":"user-1","x":null}"#)
+        payload["aud"] = .array([.string("cli"), .string("api")])
+        #expect(try IDTokenClaims(jsonObject: payload).jsonObject["aud"] == .array([.string("cli"), .string("api")]))
+    }
+
+    @Test(arguments: ["iss", "sub", "aud", "exp", "iat"])
+    func missingClaimIsNamed(claim: String) {
+        var payload = Fixtures.idClaims()
+        payload[claim] = nil
+        #expect {
+            try IDTokenClaims(jsonObject: payload)
+        } throws: { error in
+            (error as? DeviceLoginError)?.message == "the ID token has no \(claim) claim"
+        }
+    }
+
+    @Test func codableRoundTripKeepsUnknownClaims() throws {
+        var payload = Fixtures.idClaims()
+        payload["groups"] = .array([.string("dev")])
+        let claims = try IDTokenClaims(jsonObject: payload)
+        let again = try JSONDecoder().decode(IDTokenClaims.self, from: JSONEncoder().encode(claims))
+        #expect(again == claims)
+        #expect(again.additionalClaims == ["groups": .array([.string("dev")])])
+    }
 }

@@ -4,9 +4,7 @@ import Testing
 
 @Suite("DeviceAuthorizationResponse (RFC 8628 §3.2) and its provider quirks")
 struct DeviceAuthorizationResponseTests {
-    private func parse(_ json: String) throws -> DeviceAuthorizationResponse {
-        try JSONDecoder().decode(DeviceAuthorizationResponse.self, from: Data(json.utf8))
-    }
+    private let parse = DeviceAuthorizationResponse.decoding
 
     @Test("the RFC 8628 §3.2 example")
     func rfcExample() throws {
@@ -80,5 +78,51 @@ struct DeviceAuthorizationResponseTests {
         #expect(again == response)
         #expect(again.additionalFields["x_extra"] == .object(["a": .array([.number(1), .bool(true), .null])]))
         #expect(!String(describing: response).contains("secret-dc"))
+    }
+
+    @Test("Google: verification_url_complete too; the wire form uses the RFC names, byte for byte")
+    func googleNamesWrittenAsRFCNames() throws {
+        let response = try parse("""
+            {"device_code":"d","user_code":"ABCD-EFGH","verification_url":"https://www.google.com/device",
+             "verification_url_complete":"https://www.google.com/device?user_code=ABCD-EFGH",
+             "expires_in":1800,"interval":5}
+            """)
+        #expect(response.verificationURIComplete == "https://www.google.com/device?user_code=ABCD-EFGH")
+        #expect(response.additionalFields.isEmpty)
+        #expect(try response.wireText == #"{"device_code":"d","expires_in":1800,"interval":5,"user_code":"ABCD-EFGH","#
+            + #""verification_uri":"https:\/\/www.google.com\/device","#
+            + #""verification_uri_complete":"https:\/\/www.google.com\/device?user_code=ABCD-EFGH"}"#)
+    }
+
+    @Test("verification_uri wins over Google's verification_url when both are sent")
+    func rfcNameWins() throws {
+        let response = try parse(#"{"device_code":"d","user_code":"u","verification_uri":"https://e/rfc","#
+            + #""verification_url":"https://e/google","expires_in":60}"#)
+        #expect(response.verificationURI == "https://e/rfc")
+    }
+
+    @Test("Microsoft's strings are written back as numbers; the interval is kept as sent, 0 included")
+    func wireFormOfMicrosoftStrings() throws {
+        let response = try parse(#"{"device_code":"d","user_code":"u","verification_uri":"https://e/d","#
+            + #""expires_in":"900","interval":"0","message":"Hi"}"#)
+        #expect(response.interval == 0)
+        #expect(try response.wireText == #"{"device_code":"d","expires_in":900,"interval":0,"message":"Hi","#
+            + #""user_code":"u","verification_uri":"https:\/\/e\/d"}"#)
+        #expect(response == DeviceAuthorizationResponse(
+            deviceCode: "d", userCode: "u", verificationURI: "https://e/d", expiresIn: 900, interval: 0,
+            additionalFields: ["message": .string("Hi")]
+        ))
+    }
+
+    @Test("an expires_in that is no positive whole number below 10^15 is refused", arguments: [
+        "-60", "1.5", #""soon""#, "1e15", "null",
+    ])
+    func invalidExpiry(value: String) {
+        #expect {
+            try parse(#"{"device_code":"d","user_code":"u","verification_uri":"https://e","expires_in":"#
+                + value + "}")
+        } throws: { error in
+            (error as? DeviceLoginError)?.message == "the device authorization response has no valid expires_in"
+        }
     }
 }

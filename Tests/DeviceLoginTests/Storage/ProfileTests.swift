@@ -71,4 +71,32 @@ import Testing
             try JSONDecoder().decode(Profile.self, from: Data(text.utf8))
         }
     }
+
+    /// A profile file as the library has always written it: the same bytes load, and the same bytes come back.
+    @Test(arguments: [
+        ("client_secret_post", ClientAuthentication.Method.clientSecretPost, #","client_secret":"s""#),
+        ("client_secret_basic", .clientSecretBasic, ""),
+        ("none", ClientAuthentication.Method.none, ""),
+    ])
+    func storedFormIsUnchanged(name: String, method: ClientAuthentication.Method, secretField: String) throws {
+        let text = #"{"client_authentication":""# + name + #"","client_id":"cli""# + secretField
+            + #","endpoints":{"device_authorization_endpoint":"https:\/\/auth.example.com\/device","#
+            + #""issuer":"https:\/\/auth.example.com","openid_provider":true,"#
+            + #""revocation_endpoint":"https:\/\/auth.example.com\/revoke","#
+            + #""token_endpoint":"https:\/\/auth.example.com\/token","#
+            + #""userinfo_endpoint":"https:\/\/auth.example.com\/userinfo"},"#
+            + #""issuer":"https:\/\/auth.example.com","name":"work","scopes":["openid"]}"#
+        let profile = try JSONDecoder().decode(Profile.self, from: Data(text.utf8))
+        #expect(profile.clientAuthentication == method)
+        #expect(profile.clientSecret == (secretField.isEmpty ? nil : "s"))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        #expect(String(decoding: try encoder.encode(profile), as: UTF8.self) == text)
+    }
+
+    @Test func aProfileWithoutAMethodIsAPublicClient() throws {
+        let text = #"{"client_id":"cli","endpoints":{"device_authorization_endpoint":"https:\/\/a\/d","#
+            + #""openid_provider":false,"token_endpoint":"https:\/\/a\/t"},"name":"old"}"#
+        #expect(try JSONDecoder().decode(Profile.self, from: Data(text.utf8)).clientAuthentication == .none)
+    }
 }

@@ -1,0 +1,112 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// How one kind of wire value is read, leniently, and written back in its standard form.
+///
+/// The value-level provider quirks are accepted here and nowhere else, each with the provider that needs it; the
+/// field-level ones (aliases, defaults) are in the rows of each message's ``WireMapping``. Numbers are bounded here,
+/// once, at the edge (``JSONValue/integerValue``).
+struct WireKind<Value: Sendable>: Sendable {
+    /// The value, or nil when the JSON value cannot be read as one (which a row treats as absent).
+    let read: @Sendable (JSONValue) -> Value?
+    /// The value's standard wire form.
+    let write: @Sendable (Value) -> JSONValue
+
+    /// The value under the first of `names` that holds a readable one.
+    func first(_ names: [String], in object: JSONObject) -> Value? {
+        for name in names {
+            if let value = object[name].flatMap(read) { return value }
+        }
+        return nil
+    }
+
+    /// The same kind, reading a value that fails `isValid` as unreadable.
+    func requiring(_ isValid: @escaping @Sendable (Value) -> Bool) -> WireKind {
+        let read = self.read
+        return WireKind(read: { read($0).flatMap { isValid($0) ? $0 : nil } }, write: write)
+    }
+}
+
+extension WireKind where Value == String {
+    /// A non-empty string, written as a string.
+    ///
+    /// An empty string reads as absent. A number or boolean where a string belongs is read as its JSON text rather
+    /// than refused (``JSONValue/stringValue``).
+    static var string: WireKind {
+        WireKind(read: { value in value.stringValue.flatMap { $0.isEmpty ? nil : $0 } }, write: JSONValue.string)
+    }
+}
+
+extension WireKind where Value == Int {
+    /// A whole number below 10^15 in magnitude, written as a JSON number (``JSONValue/integerValue``).
+    ///
+    /// Quirk: a string holding the number is accepted. Microsoft's v1 endpoint (and some Keycloak proxies) send
+    /// `expires_in` and `interval` as strings, and GitHub's form-encoded answers carry every value as text.
+    static var integer: WireKind {
+        WireKind(read: \.integerValue, write: { .number(Double($0)) })
+    }
+}
+
+extension WireKind where Value == Bool {
+    /// A JSON boolean, written as one.
+    ///
+    /// Quirk: the strings `"true"` and `"false"` are accepted (AWS Cognito quotes `email_verified` and
+    /// `phone_number_verified`).
+    static var boolean: WireKind {
+        WireKind(
+            read: { value in
+                switch value {
+                case .bool(let flag): return flag
+                case .string("true"): return true
+                case .string("false"): return false
+                default: return nil
+                }
+            },
+            write: JSONValue.bool
+        )
+    }
+}
+
+extension WireKind where Value == Date {
+    /// A time as Unix seconds (a NumericDate, RFC 7519 §2), fractions allowed, written as a JSON number.
+    ///
+    /// A finite number is required; a string holding one is accepted too.
+    static var numericDate: WireKind {
+        WireKind(
+            read: { value in
+                switch value {
+                case .number(let seconds) where seconds.isFinite: return Date(unixSeconds: seconds)
+                case .string(let text):
+                    return Double(text.trimmed()).flatMap { $0.isFinite ? Date(unixSeconds: $0) : nil }
+                default: return nil
+                }
+            },
+            write: { .number($0.timeIntervalSince1970) }
+        )
+    }
+}
+
+extension WireKind where Value == [String] {
+    /// A list of strings, written as a JSON array (``JSONValue/stringListValue``).
+    ///
+    /// Quirk: a single string is read as its space-separated words, the way OAuth writes a `scope`; members of an
+    /// array that are numbers or booleans are read as their JSON text, and other members are dropped.
+    static var stringList: WireKind {
+        WireKind(read: \.stringListValue, write: { .array($0.map(JSONValue.string)) })
+    }
+
+    /// A JWT audience (RFC 7519 §4.1.3: "a single case-sensitive string" or an array of them), read like
+    /// ``stringList`` and written as a single string when there is one audience.
+    static var audience: WireKind {
+        WireKind(
+            read: \.stringListValue,
+            write: { audiences in
+                if audiences.count == 1, let only = audiences.first { return .string(only) }
+                return .array(audiences.map(JSONValue.string))
+            }
+        )
+    }
+}
