@@ -6,6 +6,11 @@
 /// Read leniently, on purpose: `verification_url` and `verification_url_complete` for the RFC names (Google, early
 /// Microsoft); `expires_in` and `interval` as strings (Microsoft's v1 endpoint, some Keycloak proxies).
 public struct DeviceAuthorizationResponse: WireMapped, Hashable {
+    /// The longest device-code lifetime taken from a server: one day, in seconds (RFC 8628's examples use 1800).
+    public static let maximumLifetime = 86_400
+    /// The longest user code accepted: 64 characters (RFC 8628 §6.1 recommends short codes; real ones have 8 or 9).
+    public static let maximumUserCodeLength = 64
+
     /// The interval used when the server sends none (RFC 8628 §3.2: "If no value is provided, clients MUST use 5
     /// as the default").
     public static let defaultInterval = 5
@@ -33,6 +38,14 @@ public struct DeviceAuthorizationResponse: WireMapped, Hashable {
             let what = name == "expires_in" ? "valid expires_in" : name
             return DeviceLoginError(.invalidResponse, "the device authorization response has no \(what)")
         },
+        check: { response in
+            // A code the person cannot see cannot be typed: refuse it before polling for it (RFC 8628 §3.3).
+            guard response.userCode.hasVisibleCharacter, response.userCode.count <= Self.maximumUserCodeLength else {
+                throw DeviceLoginError(
+                    .invalidResponse, "the server sent a user code that cannot be shown (empty, unprintable or too long)"
+                )
+            }
+        },
         fields: [
             .required("device_code", \.deviceCode, .string),
             .required("user_code", \.userCode, .string),
@@ -43,7 +56,10 @@ public struct DeviceAuthorizationResponse: WireMapped, Hashable {
                 "verification_uri_complete", \.verificationURIComplete, .string, aliases: ["verification_url_complete"]
             ),
             // 0 or less is refused: a device code that has already expired.
-            .required("expires_in", \.expiresIn, .integer.requiring { $0 > 0 }),
+            // More than a day reads as a day: the local deadline, and the time shown, stay sane.
+            .required(
+                "expires_in", \.expiresIn, .integer.requiring { $0 > 0 }.clamped(to: 1...Self.maximumLifetime)
+            ),
             // Absent stays nil, 0 stays 0: `effectiveInterval` applies the RFC's default.
             .optional("interval", \.interval, .integer),
         ]

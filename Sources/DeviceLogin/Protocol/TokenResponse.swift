@@ -27,7 +27,8 @@ public struct TokenResponse: WireMapped, Hashable {
             .required("access_token", \.accessToken, .string),
             // Quirk: a missing `token_type` reads as `Bearer` (some providers omit it on refresh).
             .defaulted("token_type", \.tokenType, .string, absent: "Bearer"),
-            .optional("expires_in", \.expiresIn, .integer),
+            // Negative reads as 0 (expired: refreshed before use), more than 10 years as 10 years.
+            .optional("expires_in", \.expiresIn, .integer.clamped(to: 0...TokenResponse.maximumLifetime)),
             .optional("refresh_token", \.refreshToken, .string),
             .optional("scope", \.scope, .string),
             .optional("id_token", \.idToken, .string),
@@ -51,6 +52,37 @@ public struct TokenResponse: WireMapped, Hashable {
         self.scope = scope
         self.idToken = idToken
         self.additionalFields = additionalFields
+    }
+
+    /// The longest access-token lifetime taken from a server: 10 years, in seconds. A longer `expires_in` is read
+    /// as this, so that no expiry date overflows or prints as nonsense.
+    public static let maximumLifetime = 315_360_000
+
+    /// The token types this client can use: `Bearer` (RFC 6750) and `DPoP` (RFC 9449), in any case.
+    public static let supportedTokenTypes: Set<String> = ["bearer", "dpop"]
+
+    /// Refuses a response the client could not use: a token type it cannot send (it would go out as Bearer), or a
+    /// token or refresh token with characters that cannot go in a header or a form (CR, LF, NUL, spaces, non-ASCII).
+    ///
+    /// Reading a response accepts any of these, as the wire has them; the engine and the token state call this
+    /// before they accept a token, so that a bad one fails at once with a clear error instead of at its first use.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidResponse``.
+    public func checkUsable() throws {
+        guard Self.supportedTokenTypes.contains(tokenType.lowercased()) else {
+            throw DeviceLoginError(
+                .invalidResponse,
+                "the server issued a token of type '\(tokenType.prefix(40))', which this client cannot use"
+                    + " (only Bearer and DPoP)"
+            )
+        }
+        guard accessToken.isHeaderSafeCredential else {
+            throw DeviceLoginError(
+                .invalidResponse, "the server's access token contains characters that cannot be sent in a header"
+            )
+        }
+        if let refreshToken, !refreshToken.isHeaderSafeCredential {
+            throw DeviceLoginError(.invalidResponse, "the server's refresh token contains characters it cannot have")
+        }
     }
 
     /// Whether `token_type` is `Bearer`, in any case (RFC 6749 §5.1: "The value is case insensitive").

@@ -50,6 +50,39 @@ extension WireKind where Value == Int {
     }
 }
 
+extension WireKind where Value == Int {
+    /// The same kind, bringing a value outside `range` to its nearest end: for lifetimes, where a server's absurd
+    /// number (a token for 10^14 seconds, an expiry in the past) must neither overflow date arithmetic nor lose a
+    /// sign-in the person has just approved.
+    func clamped(to range: ClosedRange<Int>) -> WireKind {
+        let read = self.read
+        return WireKind(read: { read($0).map { min(max($0, range.lowerBound), range.upperBound) } }, write: write)
+    }
+}
+
+extension String {
+    /// Whether the text has at least one character a person can see: not only spaces, controls, format characters,
+    /// or characters that draw nothing (Hangul fillers, the blank Braille pattern, variation selectors).
+    var hasVisibleCharacter: Bool {
+        unicodeScalars.contains { scalar in
+            let properties = scalar.properties
+            switch properties.generalCategory {
+            case .control, .format, .privateUse, .unassigned, .surrogate, .spaceSeparator, .lineSeparator,
+                .paragraphSeparator:
+                return false
+            default:
+                return !properties.isDefaultIgnorableCodePoint && scalar.value != 0x2800
+            }
+        }
+    }
+
+    /// Whether the text can be sent as a credential in an HTTP header: visible ASCII only (RFC 6750's `b64token`
+    /// is a subset), so no CR, LF, NUL, space or byte a header would split or mangle.
+    var isHeaderSafeCredential: Bool {
+        !isEmpty && utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+}
+
 extension WireKind where Value == Bool {
     /// A JSON boolean, written as one.
     ///
@@ -98,11 +131,21 @@ extension WireKind where Value == [String] {
         WireKind(read: \.stringListValue, write: { .array($0.map(JSONValue.string)) })
     }
 
-    /// A JWT audience (RFC 7519 §4.1.3: "a single case-sensitive string" or an array of them), read like
-    /// ``stringList`` and written as a single string when there is one audience.
+    /// A JWT audience (RFC 7519 §4.1.3: "a single case-sensitive string" or an array of them), written as a single
+    /// string when there is one audience.
+    ///
+    /// A string is one audience, whole: it is not split at spaces, or `"evil my-client"` would pass an audience
+    /// check for `my-client`. Only strings count in an array.
     static var audience: WireKind {
         WireKind(
-            read: \.stringListValue,
+            read: { value in
+                switch value {
+                case .string(let single): return [single]
+                case .array(let values):
+                    return values.compactMap { if case .string(let text) = $0 { text } else { nil } }
+                default: return nil
+                }
+            },
             write: { audiences in
                 if audiences.count == 1, let only = audiences.first { return .string(only) }
                 return .array(audiences.map(JSONValue.string))

@@ -90,6 +90,9 @@ struct WireMapping<Message: Sendable>: Sendable {
     let unknown: WritableKeyPath<Message, JSONObject> & Sendable
     /// The error for a required field that is absent or unreadable, given its wire name.
     let missing: @Sendable (String) -> DeviceLoginError
+    /// Refuses a message whose fields were all read but that the client cannot use (a token that cannot go in a
+    /// header, a user code with nothing to show); runs after every row.
+    let check: @Sendable (Message) throws -> Void
     /// The rows, in the order required fields are checked.
     let fields: [Field]
     /// Every name a row reads: the wire names and their aliases.
@@ -100,12 +103,16 @@ struct WireMapping<Message: Sendable>: Sendable {
     ///   - start: A value of the message whose required fields decoding overwrites.
     ///   - unknown: The property that keeps unknown fields (`additionalFields`, `additionalClaims`).
     ///   - missing: The error thrown for a required field, given its wire name.
+    ///   - check: Refuses a message read in full that the client cannot use; by default none.
     ///   - fields: The rows.
     init(
         start: Message, unknown: WritableKeyPath<Message, JSONObject> & Sendable,
-        missing: @escaping @Sendable (String) -> DeviceLoginError, fields: [Field]
+        missing: @escaping @Sendable (String) -> DeviceLoginError,
+        check: @escaping @Sendable (Message) throws -> Void = { _ in },
+        fields: [Field]
     ) {
         self.start = start
+        self.check = check
         self.unknown = unknown
         self.missing = missing
         self.fields = fields
@@ -119,6 +126,7 @@ struct WireMapping<Message: Sendable>: Sendable {
         for field in fields where !field.read(object, &message) {
             throw missing(field.names[0])
         }
+        try check(message)
         message[keyPath: unknown] = object.filter { !knownNames.contains($0.key) }
         return message
     }

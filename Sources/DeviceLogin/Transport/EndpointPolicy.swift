@@ -27,7 +27,14 @@ public enum EndpointPolicy {
     public static func check(_ url: URL, allowInsecureHTTP: Bool) throws {
         let scheme = url.scheme?.lowercased() ?? ""
         guard let host = url.host, !host.isEmpty else {
-            throw TransportError(.insecureURL, "endpoint \(url.absoluteString) has no host")
+            throw TransportError(.insecureURL, "endpoint \(displayed(url)) has no host")
+        }
+        // libcurl would send `user:password@` as HTTP Basic, and every error would echo it.
+        guard url.user == nil, url.password == nil else {
+            throw TransportError(
+                .insecureURL,
+                "endpoint on \(host) has a user name or password in its URL; give client credentials separately"
+            )
         }
         switch scheme {
         case "https":
@@ -39,7 +46,14 @@ public enum EndpointPolicy {
                 "refusing plain HTTP to \(host): use https, or allow insecure HTTP explicitly"
             )
         default:
-            throw TransportError(.insecureURL, "endpoint \(url.absoluteString) is not an http(s) URL")
+            throw TransportError(.insecureURL, "endpoint \(displayed(url)) is not an http(s) URL")
         }
+    }
+
+    /// The URL as it may appear in a message: without user information, query or fragment.
+    static func displayed(_ url: URL) -> String {
+        let scheme = url.scheme.map { "\($0)://" } ?? ""
+        let port = url.port.map { ":\($0)" } ?? ""
+        return scheme + (url.host ?? "") + port + url.path
     }
 }

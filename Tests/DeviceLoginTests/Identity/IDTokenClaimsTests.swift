@@ -114,4 +114,17 @@ import Testing
         #expect(again == claims)
         #expect(again.additionalClaims == ["groups": .array([.string("dev")])])
     }
+
+    // Issue 8: an audience string was split at spaces, so "evil cli" passed an audience check for "cli".
+    @Test func anAudienceStringIsOneAudienceNotSplitAtSpaces() throws {
+        var payload = Fixtures.idClaims()
+        payload["aud"] = .string("evil cli")
+        let claims = try IDTokenClaims(idToken: Fixtures.jwt(payload))
+        #expect(claims.audience == ["evil cli"])
+        #expect(throws: DeviceLoginError.self) {
+            try claims.validate(issuer: Fixtures.issuer, clientID: "cli", now: Fixtures.start)
+        }
+        payload["aud"] = .array([.string("other"), .number(1), .string("cli")])
+        #expect(try IDTokenClaims(idToken: Fixtures.jwt(payload)).audience == ["other", "cli"])
+    }
 }

@@ -125,4 +125,22 @@ struct DeviceAuthorizationResponseTests {
             (error as? DeviceLoginError)?.message == "the device authorization response has no valid expires_in"
         }
     }
+
+    // Issue 8: a user code with nothing to show was displayed as "Code: " and polled for.
+    @Test("a user code with nothing printable, or too long, is refused", arguments: [
+        " ", "\\u00a0\\u3000", "\\u3164\\u115f", "\\u200b\\u2060", "\\u2800", "\\u001b", String(repeating: "A", count: 65),
+    ])
+    func invisibleUserCodesAreRefused(code: String) {
+        let json = #"{"device_code":"d","user_code":"\#(code)","verification_uri":"https://a/d","expires_in":900}"#
+        let error = #expect(throws: DeviceLoginError.self) { try parse(json) }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains("user code") == true)
+    }
+
+    // Issue 8: expires_in had no upper bound (1e12 polled "for 2562047788015215 h").
+    @Test("expires_in above a day reads as a day", arguments: [(900, 900), (86_400, 86_400), (1_000_000_000_000, 86_400)])
+    func deviceLifetimeIsBounded(sent: Int, expected: Int) throws {
+        let json = #"{"device_code":"d","user_code":"WDJB-MJHT","verification_uri":"https://a/d","expires_in":\#(sent)}"#
+        #expect(try parse(json).expiresIn == expected)
+    }
 }

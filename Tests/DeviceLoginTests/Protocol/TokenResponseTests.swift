@@ -109,4 +109,35 @@ struct TokenResponseTests {
         #expect(!text.contains("secret"))
         #expect(text.contains("refreshToken: yes"))
     }
+
+    // Issue 8: negative or absurd lifetimes were taken as sent, and far dates printed wrongly.
+    @Test("expires_in below 0 reads as 0, above 10 years as 10 years", arguments: [
+        ("-5", 0), ("0", 0), ("3600", 3600), ("315360000", 315_360_000), ("315360001", 315_360_000),
+        (#""9223372036854775807""#, nil), ("1e14", 315_360_000), ("-1e14", 0),
+    ])
+    func lifetimesAreBounded(wire: String, expected: Int?) throws {
+        let response = try parse(#"{"access_token":"a","token_type":"Bearer","expires_in":\#(wire)}"#)
+        #expect(response.expiresIn == expected)
+    }
+
+    // Issue 8: a token of another type was accepted and later sent as Bearer; a token with CR, LF or NUL was stored
+    // and failed at its first use with a wrong hint.
+    @Test("a token the client cannot use is refused before it is accepted", arguments: [
+        #"{"access_token":"a","token_type":"mac"}"#, #"{"access_token":"a","token_type":"example"}"#,
+        #"{"access_token":"a\r\nX-Evil: 1","token_type":"Bearer"}"#, #"{"access_token":"a\u0000b"}"#,
+        #"{"access_token":"a b"}"#, #"{"access_token":"ü"}"#, #"{"access_token":"a","refresh_token":"r\nx"}"#,
+    ])
+    func unusableTokensAreRefused(json: String) throws {
+        let response = try parse(json)
+        let error = #expect(throws: DeviceLoginError.self) { try response.checkUsable() }
+        #expect(error?.code == .invalidResponse)
+    }
+
+    @Test("Bearer and DPoP in any case, with RFC 6750 token characters, are usable", arguments: [
+        #"{"access_token":"2YotnFZFEjr1zCsicMWpAA","token_type":"bearer"}"#,
+        #"{"access_token":"a.b-c_d~e+f/g==","token_type":"DPoP","refresh_token":"r"}"#,
+    ])
+    func usableTokens(json: String) throws {
+        try parse(json).checkUsable()
+    }
 }

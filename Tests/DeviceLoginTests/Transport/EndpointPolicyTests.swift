@@ -26,4 +26,17 @@ struct EndpointPolicyTests {
             #expect(throws: TransportError.self) { try EndpointPolicy.check(target, allowInsecureHTTP: allowHTTP) }
         }
     }
+
+    // Issue 8: credentials in an endpoint URL were sent as HTTP Basic by libcurl and echoed in errors.
+    @Test("a user name or password in an endpoint URL is refused without echoing it", arguments: [
+        "https://user:hunter2-secret@auth.example.com/token", "https://user@auth.example.com/token",
+        "http://admin:hunter2-secret@127.0.0.1:8080/token",
+    ])
+    func credentialsInURLsAreRefused(text: String) throws {
+        let url = try #require(URL(string: text))
+        let error = #expect(throws: TransportError.self) { try EndpointPolicy.check(url, allowInsecureHTTP: true) }
+        #expect(error?.kind == .insecureURL)
+        #expect(error?.message.contains("hunter2") == false)
+        #expect(error?.message.contains("user name or password") == true)
+    }
 }
