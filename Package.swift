@@ -33,11 +33,10 @@ let package = Package(
         .target(name: "DeviceLoginTerminal", dependencies: ["DeviceLogin", "CQRencode"]),
         // Testing kit: mock authorization server, manual clock, in-memory store.
         .target(name: "DeviceLoginTesting", dependencies: ["DeviceLogin"]),
-        // The CLI: thin commands over the libraries.
-        .executableTarget(
-            name: "device-login",
-            dependencies: ["DeviceLogin", "DeviceLoginTerminal", "DeviceLoginTesting"]
-        ),
+        // The CLI's commands, as a library the executables share: thin commands over the libraries.
+        .target(name: "DeviceLoginCLI", dependencies: ["DeviceLogin", "DeviceLoginTerminal", "DeviceLoginTesting"]),
+        // The CLI: `main.swift` over DeviceLoginCLI.
+        .executableTarget(name: "device-login", dependencies: ["DeviceLoginCLI"]),
         .executableTarget(
             name: "DeviceLoginBenchmark",
             dependencies: ["DeviceLogin", "DeviceLoginTesting"],
@@ -55,7 +54,7 @@ let package = Package(
         .testTarget(name: "DeviceLoginTestingTests", dependencies: ["DeviceLoginTesting", "DeviceLogin"]),
         .testTarget(
             name: "DeviceLoginCLITests",
-            dependencies: ["device-login", "DeviceLogin", "DeviceLoginTesting"],
+            dependencies: ["DeviceLoginCLI", "device-login", "DeviceLogin", "DeviceLoginTesting"],
             exclude: ["Snapshots"]
         ),
     ],

@@ -2,7 +2,7 @@ import DeviceLogin
 import DeviceLoginTerminal
 import Foundation
 import Testing
-@testable import device_login
+@testable import DeviceLoginCLI
 
 /// Runs the CLI in-process with captured streams.
 struct CLIHarness {
