@@ -2,11 +2,13 @@ import DeviceLogin
 
 /// The `device-login` tool: finds the command, parses its options, runs it, and maps every outcome to an exit code.
 package enum CLI {
-    /// The commands, in the order `--help` lists them.
-    package static let commands = commands(demo: DemoCommand.spec)
+    /// The commands of `device-login`, in the order `--help` lists them; its `demo` hands over to
+    /// `device-login-demo`.
+    package static let commands = commandTable(demo: DemoCommand.handOver)
 
-    /// The commands with the given `demo`.
-    package static func commands(demo: CommandSpec) -> [CommandSpec] {
+    /// The commands with the given `demo`: ``DemoCommand/handOver`` in `device-login`, one that runs the server
+    /// (``DemoCommand/serving(_:)``) in `device-login-demo`.
+    package static func commandTable(demo: CommandSpec) -> [CommandSpec] {
         [LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec, demo]
     }
 

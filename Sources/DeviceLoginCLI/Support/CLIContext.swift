@@ -26,7 +26,12 @@ struct CLIContext: Sendable {
 
     /// Writes an error to stderr: `device-login: <message>`, then the hint on its own line.
     func report(_ error: DeviceLoginError) {
-        stderr.line("device-login: " + TerminalText.clean(error.message))
-        if let hint = error.hint { stderr.line("hint: " + TerminalText.clean(hint)) }
+        report(error.message, hint: error.hint)
+    }
+
+    /// Writes a failure to stderr: `device-login: <message>`, then `hint: <hint>` on its own line when there is one.
+    func report(_ message: String, hint: String? = nil) {
+        stderr.line("device-login: " + TerminalText.clean(message))
+        if let hint { stderr.line("hint: " + TerminalText.clean(hint)) }
     }
 }
