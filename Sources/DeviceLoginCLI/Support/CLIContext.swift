@@ -24,9 +24,10 @@ struct CLIContext: Sendable {
     /// The wall clock.
     var now: @Sendable () -> Date
 
-    /// Writes an error to stderr: `device-login: <message>`, then the hint on its own line.
+    /// Writes an error to stderr: `device-login: <message>`, then the hint in the CLI's words (``CLIHints``) on its
+    /// own line.
     func report(_ error: DeviceLoginError) {
-        report(error.message, hint: error.hint)
+        report(error.message, hint: CLIHints.hint(for: error))
     }
 
     /// Writes a failure to stderr: `device-login: <message>`, then `hint: <hint>` on its own line when there is one.
