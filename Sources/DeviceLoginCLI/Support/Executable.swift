@@ -2,6 +2,7 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import MachO  // _NSGetExecutablePath (<mach-o/dyld.h>)
 #endif
 
 /// The running program as a file: where it is, and replacing it with another (for ``DemoLauncher``).
