@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "DeviceLoginTerminal", targets: ["DeviceLoginTerminal"]),
         .library(name: "DeviceLoginTesting", targets: ["DeviceLoginTesting"]),
         .executable(name: "device-login", targets: ["device-login"]),
+        .executable(name: "device-login-demo", targets: ["device-login-demo"]),
         .executable(name: "device-login-bench", targets: ["DeviceLoginBenchmark"]),
     ],
     targets: [
@@ -33,11 +34,14 @@ let package = Package(
         .target(name: "DeviceLoginTerminal", dependencies: ["DeviceLogin", "CQRencode"]),
         // Testing kit: mock authorization server, manual clock, in-memory store.
         .target(name: "DeviceLoginTesting", dependencies: ["DeviceLogin"]),
-        // The CLI: thin commands over the libraries.
-        .executableTarget(
-            name: "device-login",
-            dependencies: ["DeviceLogin", "DeviceLoginTerminal", "DeviceLoginTesting"]
-        ),
+        // The CLI's commands, as a library the executables share: thin commands over the libraries. It links no
+        // testing kit: `demo` reaches its server through the DemoServer protocol.
+        .target(name: "DeviceLoginCLI", dependencies: ["DeviceLogin", "DeviceLoginTerminal"]),
+        // The CLI users install: `main.swift` over DeviceLoginCLI; its `demo` hands over to device-login-demo.
+        .executableTarget(name: "device-login", dependencies: ["DeviceLoginCLI"]),
+        // The demo server's program: the same CLI with a `demo` that runs the testing kit's server. Of the CLI's
+        // two programs, the only one that links the kit.
+        .executableTarget(name: "device-login-demo", dependencies: ["DeviceLoginCLI", "DeviceLoginTesting"]),
         .executableTarget(
             name: "DeviceLoginBenchmark",
             dependencies: ["DeviceLogin", "DeviceLoginTesting"],
@@ -60,7 +64,10 @@ let package = Package(
         .testTarget(name: "DeviceLoginTestingTests", dependencies: ["DeviceLoginTesting", "DeviceLogin"]),
         .testTarget(
             name: "DeviceLoginCLITests",
-            dependencies: ["device-login", "DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport"],
+            dependencies: [
+                "DeviceLoginCLI", "device-login", "device-login-demo", "DeviceLogin", "DeviceLoginTesting",
+                "DeviceLoginTestSupport",
+            ],
             exclude: ["Snapshots"]
         ),
     ],

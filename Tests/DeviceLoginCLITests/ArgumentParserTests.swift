@@ -1,5 +1,5 @@
 import Testing
-@testable import device_login
+@testable import DeviceLoginCLI
 
 @Suite("ArgumentParser: table-driven options")
 struct ArgumentParserTests {

@@ -13,10 +13,15 @@ enum BinaryHarness {
     /// The built `device-login`, beside the test bundle.
     static var binary: URL { BuildProducts.executable("device-login") }
 
-    /// Starts the binary; call `finish` on the result to wait for it and collect its output.
-    static func start(_ arguments: [String], environment: [String: String]) throws -> Running {
+    /// The demo server's program, which `device-login demo` replaces itself with.
+    static var demoBinary: URL { BuildProducts.executable("device-login-demo") }
+
+    /// Starts the binary (or `executable`); call `finish` on the result to wait for it and collect its output.
+    static func start(
+        _ arguments: [String], environment: [String: String], executable: URL = binary
+    ) throws -> Running {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEVICE_LOGIN_") }
         merged.merge(environment) { $1 }
@@ -31,8 +36,10 @@ enum BinaryHarness {
     }
 
     /// Runs the binary to completion.
-    static func run(_ arguments: [String], environment: [String: String]) async throws -> Run {
-        try await start(arguments, environment: environment).finish()
+    static func run(
+        _ arguments: [String], environment: [String: String], executable: URL = binary
+    ) async throws -> Run {
+        try await start(arguments, environment: environment, executable: executable).finish()
     }
 
     final class Running: @unchecked Sendable {

@@ -2,12 +2,20 @@ import DeviceLogin
 import DeviceLoginTerminal
 import Foundation
 import Testing
-@testable import device_login
+@testable import DeviceLoginCLI
 
 /// Runs the CLI in-process with captured streams.
 struct CLIHarness {
     static func run(_ arguments: [String], environment: [String: String] = [:],
                     transport: (any HTTPTransport)? = nil) async -> (code: ExitCode, stdout: String, stderr: String) {
+        let (context, stdout, stderr) = context(environment: environment, transport: transport)
+        let code = await CLI.run(arguments, context: context)
+        return (code, stdout(), stderr())
+    }
+
+    /// A context over buffers (not a terminal), with what was written to each.
+    static func context(environment: [String: String] = [:], transport: (any HTTPTransport)? = nil)
+        -> (context: CLIContext, stdout: @Sendable () -> String, stderr: @Sendable () -> String) {
         let out = TextSink.buffer()
         let err = TextSink.buffer()
         let context = CLIContext(
@@ -17,8 +25,7 @@ struct CLIHarness {
             makeTransport: { options in transport ?? DefaultTransport.make(options: options) },
             clock: ContinuousClock(), now: Date.init
         )
-        let code = await CLI.run(arguments, context: context)
-        return (code, out.contents(), err.contents())
+        return (context, out.contents, err.contents)
     }
 }
 

@@ -1,6 +1,6 @@
 import DeviceLogin
 import Testing
-@testable import device_login
+@testable import DeviceLoginCLI
 
 @Suite("ExitCode: each failure has its own code")
 struct ExitCodeTests {

@@ -1,6 +1,6 @@
 import DeviceLoginTestSupport
 import Testing
-@testable import device_login
+@testable import DeviceLoginCLI
 
 /// Help texts are compared with the files in `Snapshots/`. Re-record after a deliberate change with
 /// `RECORD_SNAPSHOTS=1 swift test --filter HelpTextTests` (the recording run fails, to say so).

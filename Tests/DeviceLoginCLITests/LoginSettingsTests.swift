@@ -1,7 +1,7 @@
 import DeviceLogin
 import DeviceLoginTerminal
 import Testing
-@testable import device_login
+@testable import DeviceLoginCLI
 
 @Suite("LoginSettings: login options to library values")
 struct LoginSettingsTests {

@@ -1,7 +1,7 @@
 import DeviceLogin
 import Foundation
 import Testing
-@testable import device_login
+@testable import DeviceLoginCLI
 
 @Suite("TokenOutput: what lands on stdout")
 struct TokenOutputTests {

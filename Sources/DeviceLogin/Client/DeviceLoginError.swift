@@ -1,8 +1,35 @@
 /// An error from the DeviceLogin library.
 ///
 /// A struct over a private code enum, so new codes never break a caller's `switch`. Compare codes with the
-/// static members: `error.code == .accessDenied`. Equality is on the code alone; the context (message, the server's
-/// ``OAuthError``, the ``TransportError``) rides along. `CancellationError` is never wrapped: it passes through.
+/// static members: `error.code == .accessDenied`. Equality is on the code alone; the context (message, hint,
+/// ``Reason``, the server's ``OAuthError``, the ``TransportError``) rides along. `CancellationError` is never
+/// wrapped: it passes through.
+///
+/// ## Wording advice in your own terms
+///
+/// ``hint`` is the library's advice in words that suit any program ("sign in first", "ask for scopes the server
+/// knows"): it never names a command, a flag or a program, because your users may have none of them. Where the
+/// right advice depends on how your app is driven, the error also carries a ``reason``: which situation it is, with
+/// the facts (the endpoint that is missing, the profile that is not signed in, the file that is locked). Word your
+/// own hint from the code and the reason, and fall back on ``hint``:
+///
+/// ```swift
+/// func advice(for error: DeviceLoginError) -> String? {
+///     switch error.reason?.kind {
+///     case .missingEndpoint?:
+///         return "Enter the server's \(error.reason?.endpoint?.description ?? "endpoint") in Settings."
+///     case .notSignedIn?:
+///         return "Tap Sign In."
+///     case .scopeRefused?:
+///         return "Ask your administrator which permissions this app may request."
+///     default:
+///         return error.code == .expired ? "Tap Try Again for a new code." : error.hint
+///     }
+/// }
+/// ```
+///
+/// Reasons, like codes, are open: new ones may be added, so keep a `default` case. The `device-login` tool does
+/// exactly this to name its own options (`--scope`, `--token-endpoint`) and commands (`device-login login`).
 public struct DeviceLoginError: Error, Sendable, Equatable {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -44,24 +71,37 @@ public struct DeviceLoginError: Error, Sendable, Equatable {
     public var code: Code
     /// What happened, in words a person understands. Never contains a token or secret.
     public var message: String
-    /// What to try next, when there is advice.
+    /// What to try next, when there is advice, in words that suit any program: never a command, a flag or a
+    /// program's name. A front end with words of its own for the situation reads ``reason``.
     public var hint: String?
+    /// The situation behind the error, with its facts, for a front end that words its own advice; nil when the
+    /// code, message and hint say all there is.
+    public var reason: Reason?
     /// The server's OAuth error, when one caused this.
     public var oauthError: OAuthError?
     /// The transport failure, when one caused this.
     public var transportError: TransportError?
 
     /// Creates an error.
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: What happened, without tokens or secrets.
+    ///   - hint: Advice that names no command, flag or program.
+    ///   - reason: The situation and its facts, for front ends that word their own advice.
+    ///   - oauthError: The server's OAuth error that caused this.
+    ///   - transportError: The transport failure that caused this.
     public init(
         _ code: Code,
         _ message: String,
         hint: String? = nil,
+        reason: Reason? = nil,
         oauthError: OAuthError? = nil,
         transportError: TransportError? = nil
     ) {
         self.code = code
         self.message = message
         self.hint = hint
+        self.reason = reason
         self.oauthError = oauthError
         self.transportError = transportError
     }
@@ -98,7 +138,7 @@ extension DeviceLoginError {
     /// The device code expired before the user approved it: at the local deadline, or by `expired_token`.
     static func codeExpired(oauthError: OAuthError?) -> DeviceLoginError {
         DeviceLoginError(
-            .expired, "the code expired before it was approved", hint: "run the command again to get a new code",
+            .expired, "the code expired before it was approved", hint: "start the sign-in again to get a new code",
             oauthError: oauthError
         )
     }

@@ -58,13 +58,13 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         guard let device = overrideDevice ?? url(metadata.deviceAuthorizationEndpoint) else {
             throw DeviceLoginError(
                 .discovery, "the server's metadata names no device_authorization_endpoint",
-                hint: "give the endpoint by hand (--device-authorization-endpoint)"
+                hint: "give the device authorization endpoint by hand", reason: .missingEndpoint(.deviceAuthorization)
             )
         }
         guard let token = overrideToken ?? url(metadata.tokenEndpoint) else {
             throw DeviceLoginError(
                 .discovery, "the server's metadata names no token_endpoint",
-                hint: "give the endpoint by hand (--token-endpoint)"
+                hint: "give the token endpoint by hand", reason: .missingEndpoint(.token)
             )
         }
         self.init(

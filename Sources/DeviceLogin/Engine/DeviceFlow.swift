@@ -82,7 +82,8 @@ public struct DeviceFlow: Sendable {
             if error.code == .invalidClient || error.code == .unauthorizedClient {
                 failure.hint = "check the client ID (and secret), and that the client may use the device flow"
             } else if error.code == .invalidScope {
-                failure.hint = "ask for scopes the server knows (--scope)"
+                failure.hint = "ask for scopes the server knows"
+                failure.reason = .scopeRefused
             }
             throw failure
         case .httpError(let status, _, _):

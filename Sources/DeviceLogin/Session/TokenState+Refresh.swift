@@ -273,7 +273,7 @@ extension TokenState {
             await forgetStoredTokens()
             return .ended(DeviceLoginError(
                 .sessionEnded, "the server ended the session (\(error.summary)); sign in again",
-                hint: "run device-login login", oauthError: error
+                hint: "sign in again", reason: .notSignedIn(profile: profile.name), oauthError: error
             ))
         case .httpError(let status, let retryAfter, _):
             let error = DeviceLoginError(

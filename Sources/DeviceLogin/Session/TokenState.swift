@@ -301,7 +301,8 @@ public actor TokenState {
     /// The error for a caller who asks for a token with nobody signed in.
     var notSignedIn: DeviceLoginError {
         DeviceLoginError(
-            .noSession, "not signed in (profile \(profile.name))", hint: "sign in first: device-login login"
+            .noSession, "not signed in (profile \(profile.name))", hint: "sign in first",
+            reason: .notSignedIn(profile: profile.name)
         )
     }
 }

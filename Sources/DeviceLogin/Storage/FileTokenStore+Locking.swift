@@ -56,7 +56,7 @@ extension FileTokenStore {
                 throw DeviceLoginError(
                     .storage,
                     "another process has held the lock \(path) for \(waited.components.seconds) seconds",
-                    hint: "wait for the other device-login to finish, or stop it"
+                    hint: "wait for the other process to finish, or stop it", reason: .storeLocked(path: path)
                 )
             }
             try await self.clock.sleep(for: pause)

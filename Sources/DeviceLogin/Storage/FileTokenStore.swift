@@ -326,7 +326,8 @@ public struct FileTokenStore: TokenStore {
             throw DeviceLoginError(
                 .storage,
                 "the token file \(path) has format version \(version), newer than this version understands",
-                hint: "use a newer device-login, or move the file aside and sign in again"
+                hint: "use a newer version, or move the file aside and sign in again",
+                reason: .storeFromNewerVersion(path: path, version: version)
             )
         }
         let record: ProfileRecord

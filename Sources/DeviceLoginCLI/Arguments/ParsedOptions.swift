@@ -4,6 +4,14 @@ struct ParsedOptions: Sendable, Equatable {
     private(set) var values: [String: [String]] = [:]
     /// Positional arguments, in order.
     private(set) var positionals: [String] = []
+    /// The words the options were parsed from, as given (without the command name): what `demo` hands over to
+    /// `device-login-demo`.
+    let arguments: [String]
+
+    /// Options parsed from `arguments`; empty until values are appended.
+    init(arguments: [String] = []) {
+        self.arguments = arguments
+    }
 
     mutating func append(_ value: String, for name: String) { values[name, default: []].append(value) }
     mutating func appendPositional(_ value: String) { positionals.append(value) }

@@ -1,16 +1,23 @@
 import DeviceLogin
 
 /// The `device-login` tool: finds the command, parses its options, runs it, and maps every outcome to an exit code.
-enum CLI {
-    /// The commands, in the order `--help` lists them.
-    static let commands: [CommandSpec] = [
-        LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec,
-        DemoCommand.spec,
-    ]
+package enum CLI {
+    /// The commands of `device-login`, in the order `--help` lists them; its `demo` hands over to
+    /// `device-login-demo`.
+    package static let commands = commandTable(demo: DemoCommand.handOver)
+
+    /// The commands with the given `demo`: ``DemoCommand/handOver`` in `device-login`, one that runs the server
+    /// (``DemoCommand/serving(_:)``) in `device-login-demo`.
+    package static func commandTable(demo: CommandSpec) -> [CommandSpec] {
+        [LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec, demo]
+    }
 
     /// Runs the tool with `arguments` (without the program name).
+    /// - Parameter commands: The command table (default ``commands``).
     /// - Returns: The exit code.
-    static func run(_ arguments: [String], context: CLIContext) async -> ExitCode {
+    static func run(
+        _ arguments: [String], context: CLIContext, commands: [CommandSpec] = CLI.commands
+    ) async -> ExitCode {
         guard let first = arguments.first else {
             context.stderr.write(HelpText.tool(commands))
             return .usage
@@ -19,7 +26,8 @@ enum CLI {
         case "--help", "-h", "help":
             if first == "help", arguments.count > 1 {
                 guard let command = commands.first(where: { $0.name == arguments[1] }) else {
-                    return usageError(UsageError("unknown command '\(arguments[1])'"), context: context)
+                    return usageError(UsageError("unknown command '\(arguments[1])'"), context: context,
+                                      commands: commands)
                 }
                 context.stdout.write(HelpText.command(command))
                 return .success
@@ -34,7 +42,7 @@ enum CLI {
         }
         guard let command = commands.first(where: { $0.name == first }) else {
             let message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
-            return usageError(UsageError(message), context: context)
+            return usageError(UsageError(message), context: context, commands: commands)
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
@@ -48,7 +56,7 @@ enum CLI {
             )
             return try await command.run(options, context)
         } catch let error as UsageError {
-            return usageError(error, context: context)
+            return usageError(error, context: context, commands: commands)
         } catch let error as DeviceLoginError {
             context.report(error)
             return ExitCode(error)
@@ -62,7 +70,9 @@ enum CLI {
     }
 
     /// Prints a one-line usage error and where to find help; returns ``ExitCode/usage``.
-    static func usageError(_ error: UsageError, context: CLIContext) -> ExitCode {
+    static func usageError(
+        _ error: UsageError, context: CLIContext, commands: [CommandSpec] = CLI.commands
+    ) -> ExitCode {
         context.stderr.line("device-login: " + TerminalText.clean(error.message))
         if let name = error.command, let command = commands.first(where: { $0.name == name }) {
             context.stderr.line("usage: " + HelpText.usage(command) + "  (see: device-login \(name) --help)")

@@ -10,16 +10,16 @@ import DeviceLoginTerminal
 struct LoginSettings: Sendable, Equatable {
     var issuer: String?
     var client: ClientConfiguration
-    var deviceAuthorizationEndpoint: URL?
-    var tokenEndpoint: URL?
-    var revocationEndpoint: URL?
-    var userinfoEndpoint: URL?
-    var qr: QRMode
-    var json: Bool
-    var caFile: String?
-    var store: Bool
-    var storeSecret: Bool
-    var profile: String
+    var deviceAuthorizationEndpoint: URL? = nil
+    var tokenEndpoint: URL? = nil
+    var revocationEndpoint: URL? = nil
+    var userinfoEndpoint: URL? = nil
+    var qr: QRMode = .auto
+    var json = false
+    var caFile: String? = nil
+    var store = true
+    var storeSecret = false
+    var profile = Profile.defaultName
 
     /// The option table of `login` (also used by `demo` for the options that make sense there).
     static let options: [OptionSpec] = [
@@ -99,10 +99,7 @@ struct LoginSettings: Sendable, Equatable {
             }
         }
         let scopeWords = options.list("scope").flatMap { $0.split(separator: " ").map(String.init) }
-        let qrText = options.value("qr") ?? "auto"
-        guard let qr = QRMode(rawValue: qrText) else {
-            throw UsageError("--qr must be auto, always or never, not '\(qrText)'", command: command)
-        }
+        let qr = try qrMode(options, command: command)
         let profile = options.value("profile") ?? "default"
         return LoginSettings(
             issuer: issuer,
@@ -117,6 +114,16 @@ struct LoginSettings: Sendable, Equatable {
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile
         )
+    }
+
+    /// The `--qr` option (default `auto`).
+    /// - Throws: ``UsageError`` for a mode that is not auto, always or never.
+    static func qrMode(_ options: ParsedOptions, command: String) throws -> QRMode {
+        let text = options.value("qr") ?? "auto"
+        guard let qr = QRMode(rawValue: text) else {
+            throw UsageError("--qr must be auto, always or never, not '\(text)'", command: command)
+        }
+        return qr
     }
 
     /// The endpoints: discovered from the issuer (with any given by hand taking precedence), or all by hand.

@@ -1,5 +1,5 @@
 /// One subcommand: its name, help, option table and what it does.
-struct CommandSpec: Sendable {
+package struct CommandSpec: Sendable {
     /// The subcommand's name: `login`.
     let name: String
     /// One line for the command list.

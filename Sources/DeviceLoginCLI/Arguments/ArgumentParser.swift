@@ -27,7 +27,7 @@ enum ArgumentParser {
         if arguments.contains(where: { $0.utf8.count > maximumArgumentLength }) {
             throw UsageError("an argument is longer than \(maximumArgumentLength) bytes", command: command)
         }
-        var parsed = ParsedOptions()
+        var parsed = ParsedOptions(arguments: arguments)
         var index = 0
         var optionsEnded = false
         while index < arguments.count {

@@ -24,9 +24,15 @@ struct CLIContext: Sendable {
     /// The wall clock.
     var now: @Sendable () -> Date
 
-    /// Writes an error to stderr: `device-login: <message>`, then the hint on its own line.
+    /// Writes an error to stderr: `device-login: <message>`, then the hint in the CLI's words (``CLIHints``) on its
+    /// own line.
     func report(_ error: DeviceLoginError) {
-        stderr.line("device-login: " + TerminalText.clean(error.message))
-        if let hint = error.hint { stderr.line("hint: " + TerminalText.clean(hint)) }
+        report(error.message, hint: CLIHints.hint(for: error))
+    }
+
+    /// Writes a failure to stderr: `device-login: <message>`, then `hint: <hint>` on its own line when there is one.
+    func report(_ message: String, hint: String? = nil) {
+        stderr.line("device-login: " + TerminalText.clean(message))
+        if let hint { stderr.line("hint: " + TerminalText.clean(hint)) }
     }
 }

@@ -1,0 +1,101 @@
+extension DeviceLoginError {
+    /// The situation behind an error, with the facts a front end needs to word its own advice (see "Wording advice
+    /// in your own terms" on ``DeviceLoginError``).
+    ///
+    /// Match the situation with ``kind`` and read the facts it comes with; or compare whole reasons:
+    /// `error.reason == .missingEndpoint(.token)`. Like ``DeviceLoginError/Code``, a struct over a private enum:
+    /// new kinds and facts may be added without breaking a caller's `switch`.
+    public struct Reason: Hashable, Sendable, CustomStringConvertible {
+        /// Which situation a ``Reason`` describes.
+        public struct Kind: Hashable, Sendable, CustomStringConvertible {
+            private enum Value: String, Hashable, Sendable {
+                case missingEndpoint, scopeRefused, notSignedIn, storeLocked, storeFromNewerVersion
+            }
+            private let value: Value
+
+            /// An endpoint the flow needs is in neither the server's metadata nor the configuration; see
+            /// ``Reason/endpoint``. Advice: give the endpoint in the configuration.
+            public static let missingEndpoint = Kind(value: .missingEndpoint)
+            /// The server refused the scopes asked for (`invalid_scope`). Advice: ask for scopes it knows.
+            public static let scopeRefused = Kind(value: .scopeRefused)
+            /// Nobody is signed in to ``Reason/profile``, or the server ended its session. Advice: sign in.
+            public static let notSignedIn = Kind(value: .notSignedIn)
+            /// Another process has held the token file's lock for too long; see ``Reason/path``. Advice: wait for
+            /// it, or stop it.
+            public static let storeLocked = Kind(value: .storeLocked)
+            /// The token file at ``Reason/path`` was written by a newer version, in format
+            /// ``Reason/formatVersion``. Advice: upgrade, or move the file aside and sign in again.
+            public static let storeFromNewerVersion = Kind(value: .storeFromNewerVersion)
+
+            public var description: String { value.rawValue }
+        }
+
+        /// An endpoint of the authorization server, by its metadata name.
+        public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
+            /// Its name in the server's metadata (RFC 8414 §2, RFC 8628 §4): `token_endpoint`.
+            public let metadataName: String
+
+            /// The device authorization endpoint (`device_authorization_endpoint`, RFC 8628 §4).
+            public static let deviceAuthorization = Endpoint(metadataName: "device_authorization_endpoint")
+            /// The token endpoint (`token_endpoint`, RFC 8414 §2).
+            public static let token = Endpoint(metadataName: "token_endpoint")
+
+            public var description: String { metadataName }
+        }
+
+        /// Which situation this is.
+        public let kind: Kind
+        /// The endpoint that is missing, for ``Kind/missingEndpoint``.
+        public let endpoint: Endpoint?
+        /// The profile that is not signed in, for ``Kind/notSignedIn``.
+        public let profile: String?
+        /// The file at fault, for ``Kind/storeLocked`` (the lock file) and ``Kind/storeFromNewerVersion``.
+        public let path: String?
+        /// The format version found in the file, for ``Kind/storeFromNewerVersion``.
+        public let formatVersion: Int?
+
+        private init(
+            _ kind: Kind, endpoint: Endpoint? = nil, profile: String? = nil, path: String? = nil,
+            formatVersion: Int? = nil
+        ) {
+            self.kind = kind
+            self.endpoint = endpoint
+            self.profile = profile
+            self.path = path
+            self.formatVersion = formatVersion
+        }
+
+        /// `endpoint` is in neither the server's metadata nor the configuration.
+        public static func missingEndpoint(_ endpoint: Endpoint) -> Reason {
+            Reason(.missingEndpoint, endpoint: endpoint)
+        }
+
+        /// The server refused the scopes asked for.
+        public static let scopeRefused = Reason(.scopeRefused)
+
+        /// Nobody is signed in to `profile` (any more).
+        public static func notSignedIn(profile: String) -> Reason {
+            Reason(.notSignedIn, profile: profile)
+        }
+
+        /// Another process holds the lock file at `path`.
+        public static func storeLocked(path: String) -> Reason {
+            Reason(.storeLocked, path: path)
+        }
+
+        /// The token file at `path` has format `version`, newer than this version reads.
+        public static func storeFromNewerVersion(path: String, version: Int) -> Reason {
+            Reason(.storeFromNewerVersion, path: path, formatVersion: version)
+        }
+
+        /// The kind and its facts: `missingEndpoint(token_endpoint)`, `notSignedIn(profile: work)`.
+        public var description: String {
+            var facts: [String] = []
+            if let endpoint { facts.append(endpoint.metadataName) }
+            if let profile { facts.append("profile: \(profile)") }
+            if let path { facts.append("path: \(path)") }
+            if let formatVersion { facts.append("version: \(formatVersion)") }
+            return facts.isEmpty ? kind.description : "\(kind)(\(facts.joined(separator: ", ")))"
+        }
+    }
+}
