@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(
             name: "DeviceLoginTerminalTests",
             dependencies: ["DeviceLoginTerminal", "DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport"],
-            exclude: ["Snapshots"]
+            exclude: ["Prompt/Snapshots"]
         ),
         .testTarget(name: "DeviceLoginTestingTests", dependencies: ["DeviceLoginTesting", "DeviceLogin"]),
         .testTarget(
