@@ -22,6 +22,9 @@ stress_tests='FileTokenStoreTests/survivesSIGKILLAtRandomMoments\(\)'
 
 bash Scripts/install-deps.sh --test
 
+echo "== layout: docs/architecture.md names every folder =="
+bash Scripts/check-layout.sh
+
 swift build
 export DEVICE_LOGIN_BIN="$PWD/.build/debug/device-login"
 
