@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 sanitizers=("$@")
 [ ${#sanitizers[@]} -gt 0 ] || sanitizers=(address thread)
 export LSAN_OPTIONS="suppressions=$PWD/Scripts/lsan-suppressions.txt:print_suppressions=0"
-export ASAN_OPTIONS="detect_leaks=1"
+export ASAN_OPTIONS="detect_leaks=1:malloc_context_size=40"
 export TSAN_OPTIONS="halt_on_error=0"
 # The runtime's own crash backtracer trips the sanitizers; their reports are what is wanted.
 export SWIFT_BACKTRACE="enable=no"
