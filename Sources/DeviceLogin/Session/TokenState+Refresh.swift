@@ -194,7 +194,7 @@ extension TokenState {
                 return .adopted(stored)
             }
         }
-        if let pause = retryNotBefore, elapsed() < pause.instant {
+        if let pause = retryNotBefore, clock.elapsed() < pause.instant {
             return .failed(pause.error, keeping: current)
         }
         guard let refreshToken = current.refreshToken else {
@@ -281,7 +281,7 @@ extension TokenState {
                 hint: "the server may be busy or down; try again later"
             )
             if let retryAfter, status == 429 || status == 503 {
-                retryNotBefore = (elapsed() + min(.seconds(retryAfter), Self.maximumRetryAfter), error)
+                retryNotBefore = (clock.elapsed() + min(.seconds(retryAfter), Self.maximumRetryAfter), error)
             }
             return .failed(error, keeping: current)
         case .malformed(let status, let reason, _):
