@@ -102,13 +102,18 @@ public struct DeviceAuthorizationResponse: JSONObjectMessage, Hashable {
         return object
     }
 
-    /// The polling interval to start with, in seconds: the server's, or 5 when absent, 0 or negative.
+    /// The longest polling interval taken from a server, in seconds: 3600 (one hour). A larger `interval`, here or
+    /// with `slow_down` (``PollScheduler``), is read as this, so a stray huge number cannot stall a flow for ever.
+    public static let maximumInterval = 3600
+
+    /// The polling interval to start with, in seconds: the server's (at most ``maximumInterval``), or 5 when
+    /// absent, 0 or negative.
     ///
     /// An `interval` of 0 would mean polling in a tight loop; RFC 8628 gives no meaning to it, so it is read as
     /// absent.
     public var effectiveInterval: Int {
         guard let interval, interval > 0 else { return Self.defaultInterval }
-        return min(interval, 3600)
+        return min(interval, Self.maximumInterval)
     }
 
     /// A message the server wrote for the user (Microsoft's `message`), if any.

@@ -5,8 +5,9 @@ import Foundation
 #endif
 
 extension TokenState {
-    /// The longest `Retry-After` honoured before the next refresh: 5 minutes.
-    public static let maximumRetryAfter = Duration.seconds(300)
+    /// The longest `Retry-After` honoured before the next refresh: ``PollingPolicy/defaultMaximumRetryAfter``
+    /// (5 minutes), the same cap as polling's.
+    public static let maximumRetryAfter = PollingPolicy.defaultMaximumRetryAfter
 
     /// How a refresh ended, decided while holding the profile's lock.
     enum RefreshResult: Sendable {
