@@ -106,8 +106,7 @@ public struct DeviceAuthorizationResponse: JSONObjectMessage, Hashable {
     /// with `slow_down` (``PollScheduler``), is read as this, so a stray huge number cannot stall a flow for ever.
     public static let maximumInterval = 3600
 
-    /// The polling interval to start with, in seconds: the server's (at most ``maximumInterval``), or 5 when
-    /// absent, 0 or negative.
+    /// The polling interval to start with, in seconds: the server's, or 5 when absent, 0 or negative.
     ///
     /// An `interval` of 0 would mean polling in a tight loop; RFC 8628 gives no meaning to it, so it is read as
     /// absent.
