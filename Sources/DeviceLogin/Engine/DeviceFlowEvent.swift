@@ -14,6 +14,9 @@ public enum DeviceFlowEvent: Sendable, Hashable {
     case retrying(attempt: Int, delay: Duration, reason: String)
     /// The flow finished with a token.
     case succeeded
+    // `indirect`: a DeviceLoginError is several times larger than any other payload, and each event the polling
+    // loop makes takes a slot of the largest case's size in its async frame. Without it, device-login-bench
+    // measures +2.4 MB peak RSS, +0.2 kB per flow.
     /// The flow stopped with an error.
-    case failed(DeviceLoginError)
+    indirect case failed(DeviceLoginError)
 }

@@ -65,7 +65,7 @@ public enum PollScheduler {
             // GitHub sends a new `interval` with slow_down: take whichever is larger.
             var grown = state.interval + PollingPolicy.slowDownIncrement
             if let serverInterval, serverInterval > 0 {
-                grown = max(grown, .seconds(min(serverInterval, 3600)))
+                grown = max(grown, .seconds(min(serverInterval, DeviceAuthorizationResponse.maximumInterval)))
             }
             state.interval = grown
             return schedule(grown, state: state, now: now)

@@ -6,6 +6,10 @@
 /// Read leniently, on purpose: `verification_url` and `verification_url_complete` for the RFC names (Google, early
 /// Microsoft); `expires_in` and `interval` as strings (Microsoft's v1 endpoint, some Keycloak proxies).
 public struct DeviceAuthorizationResponse: WireMapped, Hashable {
+    /// The longest polling interval taken from a server, in seconds: 3600 (one hour). A larger `interval`, here or
+    /// with `slow_down` (``PollScheduler``), is read as this, so a stray huge number cannot stall a flow for ever.
+    public static let maximumInterval = 3600
+
     /// The longest device-code lifetime taken from a server: one day, in seconds (RFC 8628's examples use 1800).
     public static let maximumLifetime = 86_400
     /// The longest user code accepted: 64 characters (RFC 8628 §6.1 recommends short codes; real ones have 8 or 9).
@@ -90,7 +94,7 @@ public struct DeviceAuthorizationResponse: WireMapped, Hashable {
     /// absent.
     public var effectiveInterval: Int {
         guard let interval, interval > 0 else { return Self.defaultInterval }
-        return min(interval, 3600)
+        return min(interval, Self.maximumInterval)
     }
 
     /// A message the server wrote for the user (Microsoft's `message`), if any.

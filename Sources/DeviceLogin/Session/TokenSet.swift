@@ -112,11 +112,8 @@ public struct TokenSet: Sendable, Hashable {
     ///   - response: The token endpoint's response (device grant or refresh).
     ///   - now: When the response arrived, from the caller's injected `now`.
     public init(response: TokenResponse, receivedAt now: Date) {
-        self.init(
-            accessToken: response.accessToken, tokenType: response.tokenType,
-            expiresAt: Self.expiry(of: response, receivedAt: now), refreshToken: response.refreshToken,
-            idToken: response.idToken, scope: response.scope, issuedAt: now
-        )
+        self.init(accessToken: response.accessToken, expiresAt: nil, issuedAt: now)
+        take(response, receivedAt: now)
     }
 
     /// Whether `token_type` is `Bearer`, in any case (RFC 6749 §5.1).
@@ -129,15 +126,13 @@ public struct TokenSet: Sendable, Hashable {
     ///
     /// A token without a known expiry counts as valid.
     public func accessToken(validAfter date: Date) -> String? {
-        guard let expiresAt else { return accessToken }
-        return expiresAt > date ? accessToken : nil
+        Self.isValid(until: expiresAt, after: date) ? accessToken : nil
     }
 
     /// The access token for `resource` when it stays valid until after `date`; nil otherwise or when there is none.
     public func accessToken(for resource: String, validAfter date: Date) -> String? {
         guard let token = resourceTokens[resource] else { return nil }
-        guard let expiresAt = token.expiresAt else { return token.accessToken }
-        return expiresAt > date ? token.accessToken : nil
+        return Self.isValid(until: token.expiresAt, after: date) ? token.accessToken : nil
     }
 
     /// The set after a refresh of the main access token (RFC 6749 §6).
@@ -150,12 +145,7 @@ public struct TokenSet: Sendable, Hashable {
     ///   - now: When it arrived.
     public func refreshed(with response: TokenResponse, receivedAt now: Date) -> TokenSet {
         var next = self
-        next.accessToken = response.accessToken
-        next.tokenType = response.tokenType
-        next.expiresAt = Self.expiry(of: response, receivedAt: now)
-        next.issuedAt = now
-        next.scope = response.scope ?? scope
-        next.keepRotated(from: response)
+        next.take(response, receivedAt: now)
         return next
     }
 
@@ -169,6 +159,17 @@ public struct TokenSet: Sendable, Hashable {
         return next
     }
 
+    /// Takes the main access token, its type and expiry from `response`, and the scope, refresh token and ID token
+    /// when it sends them: what a new set and a refreshed one both do.
+    private mutating func take(_ response: TokenResponse, receivedAt now: Date) {
+        accessToken = response.accessToken
+        tokenType = response.tokenType
+        expiresAt = Self.expiry(of: response, receivedAt: now)
+        issuedAt = now
+        scope = response.scope ?? scope
+        keepRotated(from: response)
+    }
+
     private mutating func keepRotated(from response: TokenResponse) {
         if let rotated = response.refreshToken { refreshToken = rotated }
         if let idToken = response.idToken { self.idToken = idToken }
@@ -177,6 +178,11 @@ public struct TokenSet: Sendable, Hashable {
     /// `now + expires_in`, or nil without `expires_in`. A negative `expires_in` counts as already expired.
     static func expiry(of response: TokenResponse, receivedAt now: Date) -> Date? {
         response.expiresIn.map { now.addingTimeInterval(TimeInterval(max($0, 0))) }
+    }
+
+    /// Whether a token that expires at `expiresAt` is still valid after `date`; one of unknown expiry is.
+    static func isValid(until expiresAt: Date?, after date: Date) -> Bool {
+        expiresAt.map { $0 > date } ?? true
     }
 }
 

@@ -5,10 +5,12 @@ import Foundation
 #endif
 
 extension TokenState {
-    /// The longest `Retry-After` honoured before the next refresh: 5 minutes.
-    public static let maximumRetryAfter = Duration.seconds(300)
+    /// The longest `Retry-After` honoured before the next refresh: ``PollingPolicy/defaultMaximumRetryAfter``
+    /// (5 minutes), the same cap as polling's.
+    public static let maximumRetryAfter = PollingPolicy.defaultMaximumRetryAfter
 
-    /// How a refresh ended, decided while holding the profile's lock.
+    /// How a refresh ended, settled while holding the profile's lock: the store's answer, or the applied
+    /// ``RefreshDecision``.
     enum RefreshResult: Sendable {
         /// The server issued new tokens; they are stored.
         case refreshed(TokenSet)
@@ -194,118 +196,63 @@ extension TokenState {
                 return .adopted(stored)
             }
         }
-        if let pause = retryNotBefore, elapsed() < pause.instant {
+        if let pause = retryNotBefore, clock.elapsed() < pause.instant {
             return .failed(pause.error, keeping: current)
         }
         guard let refreshToken = current.refreshToken else {
-            return await withoutRefreshToken(for: resource, current: current, rejecting: rejected)
+            let decision = RefreshDecision.withoutRefreshToken(
+                current: current, resource: resource, now: now(), rejecting: rejected
+            )
+            return await apply(decision, current: current, profile: storedProfile)
         }
         let request = RefreshTokenRequest(refreshToken: refreshToken, resources: resource.map { [$0] } ?? [])
-        let response: HTTPResponse
+        let decision: RefreshDecision
         do {
             try EndpointPolicy.check(profile.endpoints.token, allowInsecureHTTP: client.allowInsecureHTTP)
-            response = try await transport.send(
+            let response = try await transport.send(
                 client.formRequest(to: profile.endpoints.token, parameters: request.formParameters)
             )
+            decision = RefreshDecision.decide(
+                reply: ServerReply(response), current: current, resource: resource, receivedAt: now()
+            )
         } catch let error as TransportError {
-            return .failed(DeviceLoginError.wrapping(error, while: "refreshing the access token"), keeping: current)
+            decision = RefreshDecision.decide(transportFailure: error)
         } catch {
             return .failed(error, keeping: current)
         }
-        return await interpret(response, for: resource, current: current, profile: storedProfile)
+        return await apply(decision, current: current, profile: storedProfile)
     }
 
-    /// No refresh token: the current token is the best there is while it lasts; after that the session is over.
-    private func withoutRefreshToken(
-        for resource: String?, current: TokenSet, rejecting rejected: String?
+    /// Carries out a ``RefreshDecision``: saves new tokens, forgets ended ones, holds back the next refresh after a
+    /// `Retry-After`. Runs inside the exclusive section.
+    private func apply(
+        _ decision: RefreshDecision, current: TokenSet, profile storedProfile: Profile
     ) async -> RefreshResult {
-        if let resource {
-            return .failed(DeviceLoginError(
-                .configuration, "there is no refresh token to ask for an access token for \(resource)",
-                hint: "sign in with the resource, or with the offline_access scope"
-            ), keeping: current)
-        }
-        if usableToken(in: current, for: nil, lifetime: .zero, rejecting: rejected) != nil {
-            return .adopted(current)
-        }
-        await forgetStoredTokens()
-        return .ended(DeviceLoginError(
-            .sessionEnded, "the access token has expired and the server issued no refresh token; sign in again",
-            hint: "ask for the offline_access scope to stay signed in"
-        ))
-    }
-
-    private func interpret(
-        _ response: HTTPResponse, for resource: String?, current: TokenSet, profile storedProfile: Profile
-    ) async -> RefreshResult {
-        switch ServerReply(response) {
-        case .success(let object):
-            let reply: TokenResponse
-            do {
-                reply = try TokenResponse(jsonObject: object)
-            } catch {
-                return .failed(error, keeping: current)
-            }
-            let received = now()
-            let next = resource.map { current.refreshed(with: reply, for: $0, receivedAt: received) }
-                ?? current.refreshed(with: reply, receivedAt: received)
+        switch decision {
+        case .store(let next):
             retryNotBefore = nil
-            if let tokenStore {
-                do {
-                    try await tokenStore.save(ProfileRecord(profile: storedProfile, tokens: next))
-                } catch {
-                    // The server may have rotated the refresh token: the old one is spent, so the new tokens
-                    // stay in memory even though they could not be stored.
-                    return .failed(error, keeping: next)
-                }
+            guard let tokenStore else { return .refreshed(next) }
+            do {
+                try await tokenStore.save(ProfileRecord(profile: storedProfile, tokens: next))
+            } catch {
+                // The server may have rotated the refresh token: the old one is spent, so the new tokens stay in
+                // memory even though they could not be stored.
+                return .failed(error, keeping: next)
             }
             return .refreshed(next)
-        case .oauthError(let error):
-            if Self.isServerTrouble(error) {
-                return .failed(DeviceLoginError(
-                    .transport, "the token endpoint failed while refreshing the access token: \(error.summary)",
-                    hint: "the server may be busy or down; try again later", oauthError: error
-                ), keeping: current)
-            }
-            guard Self.endsSession(error) else {
-                return .failed(DeviceLoginError.server(error, while: "refreshing the access token"), keeping: current)
-            }
-            await forgetStoredTokens()
-            return .ended(DeviceLoginError(
-                .sessionEnded, "the server ended the session (\(error.summary)); sign in again",
-                hint: "sign in again", reason: .notSignedIn(profile: profile.name), oauthError: error
-            ))
-        case .httpError(let status, let retryAfter, _):
-            let error = DeviceLoginError(
-                .transport, "the token endpoint answered HTTP \(status) while refreshing the access token",
-                hint: "the server may be busy or down; try again later"
-            )
-            if let retryAfter, status == 429 || status == 503 {
-                retryNotBefore = (elapsed() + min(.seconds(retryAfter), Self.maximumRetryAfter), error)
-            }
+        case .useCurrent(let tokens):
+            return .adopted(tokens)
+        case .retryLater(let error, let pause):
+            if let pause { retryNotBefore = (clock.elapsed() + pause, error) }
             return .failed(error, keeping: current)
-        case .malformed(let status, let reason, _):
-            return .failed(DeviceLoginError(
-                .invalidResponse, "the token endpoint's answer to a refresh (HTTP \(status)) is unreadable: \(reason)"
-            ), keeping: current)
+        case .refuse(let error), .unreadable(let error):
+            return .failed(error, keeping: current)
+        case .endSession(var error):
+            await forgetStoredTokens()
+            // The decision knows the reply; the state knows whose session it was.
+            if error.reason == nil { error.reason = .notSignedIn(profile: profile.name) }
+            return .ended(error)
         }
-    }
-
-    /// Whether an OAuth error from a refresh means the refresh token will never work again.
-    ///
-    /// RFC 6749 §5.2 errors such as `invalid_grant` (expired, revoked, or already-used refresh token) and
-    /// `invalid_client` are final. Not final: a 5xx status whatever the code, `server_error` and
-    /// `temporarily_unavailable` (sent by some servers at the token endpoint), and `invalid_scope` and
-    /// `invalid_target` (RFC 8707), which refuse this request, not the session.
-    static func endsSession(_ error: OAuthError) -> Bool {
-        !isServerTrouble(error) && error.code != .invalidScope && error.code != .invalidTarget
-    }
-
-    /// Whether an OAuth error reports trouble at the server rather than a verdict on the request: a 5xx status,
-    /// `server_error` or `temporarily_unavailable`. Reported as ``DeviceLoginError/Code/transport``, like a 5xx.
-    static func isServerTrouble(_ error: OAuthError) -> Bool {
-        error.httpStatus >= 500 || error.code.rawValue == "server_error"
-            || error.code.rawValue == "temporarily_unavailable"
     }
 
     /// Removes the stored tokens of an ended session. Called inside the exclusive section. A failure is not

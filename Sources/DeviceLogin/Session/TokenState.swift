@@ -88,8 +88,8 @@ public actor TokenState {
     let tokenStore: (any TokenStore)?
     let transport: any HTTPTransport
     let now: @Sendable () -> Date
-    /// Time elapsed on the injected clock since the state was created.
-    let elapsed: @Sendable () -> Duration
+    /// The injected clock, measured from when the state was created (for `Retry-After`).
+    let clock: FlowClock
 
     var phase: Phase
     /// Counts phase changes, so a slow `load()` does not overwrite a newer state with what it read.
@@ -163,7 +163,7 @@ public actor TokenState {
         self.tokenStore = store
         self.transport = transport
         self.now = now
-        self.elapsed = Self.stopwatch(clock)
+        self.clock = FlowClock(clock)
         self.refreshMargin = refreshMargin
         self.phase = phase
         self.lastPublished = Self.status(of: phase)
@@ -171,11 +171,6 @@ public actor TokenState {
 
     deinit {
         for observer in observers.values { observer.finish() }
-    }
-
-    private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
     }
 
     // MARK: - Status

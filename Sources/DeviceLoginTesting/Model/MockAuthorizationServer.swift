@@ -59,9 +59,9 @@ public final class MockAuthorizationServer: Sendable {
         now: @escaping @Sendable () -> Date = SystemTime.now
     ) where C.Duration == Duration {
         state = Locked(MockServerState(configuration: configuration, wallClock: now))
-        let origin = clock.now
-        elapsed = { origin.duration(to: clock.now) }
-        sleep = { delay in try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil) }
+        let clock = FlowClock(clock)
+        elapsed = clock.elapsed
+        sleep = clock.sleep(for:)
     }
 
     // MARK: - Serving

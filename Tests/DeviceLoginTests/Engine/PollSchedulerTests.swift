@@ -45,6 +45,25 @@ struct PollSchedulerTests {
         #expect(value.interval == .seconds(expected))
     }
 
+    @Test(
+        "a server interval sent with slow_down is capped at DeviceAuthorizationResponse.maximumInterval (3600 s)",
+        arguments: [(3599, 3599), (3600, 3600), (3601, 3600), (1_000_000, 3600)]
+    )
+    func slowDownServerIntervalCap(server: Int, expected: Int) {
+        #expect(DeviceAuthorizationResponse.maximumInterval == 3600)
+        var value = state(interval: 5, deadline: 100_000)
+        let decision = PollScheduler.decide(&value, outcome: .slowDown(serverInterval: server), now: .zero)
+        #expect(decision == .poll(after: .seconds(expected)))
+        #expect(value.interval == .seconds(expected))
+    }
+
+    @Test("one Retry-After cap, 300 s, for polling and refreshing")
+    func retryAfterCapIsShared() {
+        #expect(PollingPolicy.defaultMaximumRetryAfter == .seconds(300))
+        #expect(PollingPolicy().maximumRetryAfter == PollingPolicy.defaultMaximumRetryAfter)
+        #expect(TokenState.maximumRetryAfter == PollingPolicy.defaultMaximumRetryAfter)
+    }
+
     @Test("a token finishes")
     func tokenFinishes() {
         var current = state()

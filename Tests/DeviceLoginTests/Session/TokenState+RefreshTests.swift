@@ -224,6 +224,20 @@ import Testing
         #expect(harness.transport.requests.count == 2)
     }
 
+    /// A `Retry-After` longer than ``TokenState/maximumRetryAfter`` holds refreshes back for the cap only.
+    @Test func retryAfterIsCappedAtFiveMinutes() async throws {
+        let busy = ScriptedTransport.status(429, headers: [HTTPHeader("Retry-After", "3600")])
+        let harness = try TokenStateHarness(replies: [busy, Self.rotated])
+        harness.wall.advance(seconds: 3600)
+        _ = await expectError(.transport) { _ = try await harness.state.freshAccessToken() }
+        harness.clock.advance(by: TokenState.maximumRetryAfter - .seconds(1))
+        _ = await expectError(.transport) { _ = try await harness.state.freshAccessToken() }
+        #expect(harness.transport.requests.count == 1)
+        harness.clock.advance(by: .seconds(1))
+        #expect(try await harness.state.freshAccessToken() == "AT-2")
+        #expect(harness.transport.requests.count == 2)
+    }
+
     @Test func anUnreadableAnswerKeepsTheSession() async throws {
         let harness = try TokenStateHarness(replies: [ScriptedTransport.json("{\"token_type\":\"Bearer\"}")])
         harness.wall.advance(seconds: 3600)

@@ -1,0 +1,235 @@
+@testable import DeviceLogin
+import Foundation
+import Testing
+
+@Suite("RefreshDecision: the pure refresh decision (RFC 6749 §5.1, §5.2, §6)")
+struct RefreshDecisionTests {
+    /// The reply arrives when the current access token has just expired.
+    static let received = Fixtures.start.addingTimeInterval(3600)
+    /// AT-1 and RT-1, scope `openid offline_access`, issued at `Fixtures.start` for an hour.
+    static let current = Fixtures.tokens()
+
+    /// A decision's case, for tables.
+    enum Kind: Sendable {
+        case store, useCurrent, retryLater, refuse, unreadable, endSession
+    }
+
+    static func kind(_ decision: RefreshDecision) -> Kind {
+        switch decision {
+        case .store: return .store
+        case .useCurrent: return .useCurrent
+        case .retryLater: return .retryLater
+        case .refuse: return .refuse
+        case .unreadable: return .unreadable
+        case .endSession: return .endSession
+        }
+    }
+
+    /// The error a decision gives the caller, if any.
+    static func error(_ decision: RefreshDecision) -> DeviceLoginError? {
+        switch decision {
+        case .store, .useCurrent: return nil
+        case .retryLater(let error, _), .refuse(let error), .unreadable(let error), .endSession(let error):
+            return error
+        }
+    }
+
+    /// The pause a decision asks for before the next refresh, if any.
+    static func pause(_ decision: RefreshDecision) -> Duration? {
+        guard case .retryLater(_, let pause) = decision else { return nil }
+        return pause
+    }
+
+    static func decide(_ reply: ServerReply, resource: String? = nil) -> RefreshDecision {
+        RefreshDecision.decide(reply: reply, current: current, resource: resource, receivedAt: received)
+    }
+
+    static func success(_ json: String) throws -> ServerReply {
+        .success(try JSONValue.decodeObject(from: Data(json.utf8)))
+    }
+
+    static func oauthError(_ code: String, status: Int) -> ServerReply {
+        .oauthError(OAuthError(code: OAuthError.Code(rawValue: code), description: "because", httpStatus: status))
+    }
+
+    // MARK: New tokens
+
+    @Test("a refresh of the main token stores the new access token; the refresh token only when rotated",
+          arguments: [("RT-2", "RT-2"), (nil, "RT-1")])
+    func mainTokenRefreshed(sentRefreshToken: String?, storedRefreshToken: String) throws {
+        let reply = try Self.success(Fixtures.tokenJSON(access: "AT-2", refresh: sentRefreshToken, expiresIn: 600))
+        let expected = TokenSet(
+            accessToken: "AT-2", expiresAt: Self.received.addingTimeInterval(600), refreshToken: storedRefreshToken,
+            scope: "openid offline_access", issuedAt: Self.received
+        )
+        #expect(Self.decide(reply) == .store(expected))
+    }
+
+    @Test("a rotated ID token replaces the old one; the scope is kept when the reply has none")
+    func idTokenRotatedScopeKept() throws {
+        let reply = try Self.success(Fixtures.tokenJSON(access: "AT-2", idToken: "ID-2"))
+        guard case .store(let next) = Self.decide(reply) else {
+            Issue.record("expected new tokens to store")
+            return
+        }
+        #expect(next.idToken == "ID-2")
+        #expect(next.scope == "openid offline_access")
+        #expect(next.refreshToken == "RT-1")
+    }
+
+    @Test("a refresh for a resource stores its token beside the main one; the refresh token only when rotated",
+          arguments: [("RT-2", "RT-2"), (nil, "RT-1")])
+    func resourceTokenRefreshed(sentRefreshToken: String?, storedRefreshToken: String) throws {
+        let reply = try Self.success(Fixtures.tokenJSON(access: "API-1", refresh: sentRefreshToken, expiresIn: 600))
+        var expected = Self.current
+        expected.refreshToken = storedRefreshToken
+        expected.resourceTokens[Fixtures.api] = TokenSet.ResourceToken(
+            accessToken: "API-1", expiresAt: Self.received.addingTimeInterval(600), issuedAt: Self.received
+        )
+        let decision = Self.decide(reply, resource: Fixtures.api)
+        #expect(decision == .store(expected))
+        guard case .store(let next) = decision else { return }
+        #expect(next.accessToken == "AT-1", "the main access token is left alone")
+        #expect(next.expiresAt == Self.current.expiresAt)
+    }
+
+    @Test("a 2xx reply without access_token is unreadable: the session goes on", arguments: [nil, Fixtures.api])
+    func replyWithoutAccessToken(resource: String?) throws {
+        let reply = try Self.success("{\"token_type\":\"Bearer\",\"refresh_token\":\"RT-2\"}")
+        let decision = Self.decide(reply, resource: resource)
+        #expect(Self.kind(decision) == .unreadable)
+        #expect(Self.error(decision)?.code == .invalidResponse)
+        #expect(Self.error(decision)?.message.contains("access_token") == true)
+    }
+
+    @Test("a 2xx reply that is not a JSON object is unreadable")
+    func malformedReply() {
+        let decision = Self.decide(.malformed(status: 200, reason: "the body is empty", bodyExcerpt: ""))
+        #expect(Self.kind(decision) == .unreadable)
+        #expect(Self.error(decision)?.code == .invalidResponse)
+        #expect(Self.error(decision)?.message.contains("HTTP 200") == true)
+        #expect(Self.error(decision)?.message.contains("the body is empty") == true)
+    }
+
+    // MARK: OAuth errors
+
+    @Test("OAuth errors: final ones end the session, server trouble is transient, scope and target refuse this request",
+          arguments: [
+              ("invalid_grant", 400, Kind.endSession, DeviceLoginError.Code.sessionEnded),
+              ("invalid_client", 401, .endSession, .sessionEnded),
+              ("unauthorized_client", 400, .endSession, .sessionEnded),
+              ("unsupported_grant_type", 400, .endSession, .sessionEnded),
+              ("invalid_request", 400, .endSession, .sessionEnded),
+              ("something_new", 400, .endSession, .sessionEnded),
+              ("invalid_grant", 499, .endSession, .sessionEnded),
+              ("invalid_grant", 500, .retryLater, .transport),
+              ("invalid_client", 503, .retryLater, .transport),
+              ("server_error", 400, .retryLater, .transport),
+              ("server_error", 500, .retryLater, .transport),
+              ("temporarily_unavailable", 400, .retryLater, .transport),
+              ("temporarily_unavailable", 503, .retryLater, .transport),
+              ("invalid_scope", 400, .refuse, .oauth),
+              ("invalid_target", 400, .refuse, .oauth),
+              ("invalid_target", 499, .refuse, .oauth),
+              ("invalid_target", 502, .retryLater, .transport),
+          ])
+    func oauthErrors(code: String, status: Int, kind: Kind, errorCode: DeviceLoginError.Code) {
+        let decision = Self.decide(Self.oauthError(code, status: status))
+        #expect(Self.kind(decision) == kind)
+        let error = Self.error(decision)
+        #expect(error?.code == errorCode)
+        #expect(error?.oauthError?.code.rawValue == code)
+        #expect(error?.oauthError?.httpStatus == status)
+        #expect(Self.pause(decision) == nil, "an OAuth error never pauses the next refresh")
+        if kind == .endSession { #expect(error?.message.contains("sign in again") == true) }
+    }
+
+    // MARK: HTTP errors and Retry-After
+
+    @Test("an HTTP error without an OAuth body is transient; only 429 and 503 pause, at most 300 s", arguments: [
+        (429, 30, Duration?.some(.seconds(30))),
+        (503, 30, .seconds(30)),
+        (502, 30, nil),
+        (500, 30, nil),
+        (504, 30, nil),
+        (429, nil, nil),
+        (503, nil, nil),
+        (503, 0, .zero),
+        (503, 299, .seconds(299)),
+        (503, 300, .seconds(300)),
+        (503, 301, .seconds(300)),
+        (429, 86_400, .seconds(300)),
+        (499, nil, nil),
+        (500, nil, nil),
+        (404, 30, nil),
+    ])
+    func httpErrors(status: Int, retryAfter: Int?, pause: Duration?) {
+        let decision = Self.decide(.httpError(status: status, retryAfterSeconds: retryAfter, bodyExcerpt: "busy"))
+        #expect(Self.kind(decision) == .retryLater)
+        #expect(Self.pause(decision) == pause)
+        #expect(Self.error(decision)?.code == .transport)
+        #expect(Self.error(decision)?.message.contains("HTTP \(status)") == true)
+    }
+
+    @Test("the Retry-After cap is TokenState.maximumRetryAfter, polling's cap")
+    func retryAfterCap() {
+        #expect(TokenState.maximumRetryAfter == .seconds(300))
+        #expect(RefreshDecision.pause(status: 429, retryAfterSeconds: 1_000) == TokenState.maximumRetryAfter)
+        #expect(RefreshDecision.pause(status: 503, retryAfterSeconds: 300) == TokenState.maximumRetryAfter)
+    }
+
+    // MARK: No reply
+
+    @Test("a transport failure keeps the session, without a pause",
+          arguments: [TransportError.Kind.connectionFailed, .timedOut, .dnsFailure, .tlsFailure])
+    func transportFailures(kind: TransportError.Kind) {
+        let decision = RefreshDecision.decide(transportFailure: TransportError(kind, "reset"))
+        #expect(Self.kind(decision) == .retryLater)
+        #expect(Self.pause(decision) == nil)
+        #expect(Self.error(decision)?.code == .transport)
+        #expect(Self.error(decision)?.transportError?.kind == kind)
+    }
+
+    // MARK: No refresh token
+
+    @Test("without a refresh token: the access token while it lasts and is not rejected, then the session ends",
+          arguments: [
+              (3599.0, nil, Kind.useCurrent),
+              (3600.0, nil, .endSession),
+              (7200.0, nil, .endSession),
+              (0.0, "AT-1", .endSession),
+              (0.0, "AT-other", .useCurrent),
+          ])
+    func withoutRefreshToken(secondsAfterIssue: TimeInterval, rejected: String?, kind: Kind) {
+        let tokens = Fixtures.tokens(refresh: nil)
+        let decision = RefreshDecision.withoutRefreshToken(
+            current: tokens, resource: nil, now: Fixtures.start.addingTimeInterval(secondsAfterIssue),
+            rejecting: rejected
+        )
+        #expect(Self.kind(decision) == kind)
+        if kind == .useCurrent { #expect(decision == .useCurrent(tokens)) }
+        if kind == .endSession { #expect(Self.error(decision)?.code == .sessionEnded) }
+    }
+
+    @Test("without a refresh token, a token of unknown expiry is used until it is rejected")
+    func withoutRefreshTokenOrExpiry() {
+        var tokens = Fixtures.tokens(refresh: nil)
+        tokens.expiresAt = nil
+        let later = Fixtures.start.addingTimeInterval(86_400 * 365)
+        #expect(RefreshDecision.withoutRefreshToken(current: tokens, resource: nil, now: later, rejecting: nil)
+            == .useCurrent(tokens))
+        #expect(Self.kind(RefreshDecision.withoutRefreshToken(
+            current: tokens, resource: nil, now: later, rejecting: "AT-1"
+        )) == .endSession)
+    }
+
+    @Test("without a refresh token, a resource token cannot be asked for: refused, the session goes on")
+    func withoutRefreshTokenForAResource() {
+        let decision = RefreshDecision.withoutRefreshToken(
+            current: Fixtures.tokens(refresh: nil), resource: Fixtures.api, now: Fixtures.start, rejecting: nil
+        )
+        #expect(Self.kind(decision) == .refuse)
+        #expect(Self.error(decision)?.code == .configuration)
+        #expect(Self.error(decision)?.message.contains(Fixtures.api) == true)
+    }
+}
