@@ -22,7 +22,7 @@ public enum PollOutcome: Sendable, Hashable {
         switch ServerReply(response) {
         case .success(let object):
             do {
-                self = .token(try TokenResponse(jsonObject: object))
+                self = .token(try TokenResponse(accepting: object))
             } catch let error as DeviceLoginError {
                 self = .fatal(error)
             } catch {

@@ -61,6 +61,13 @@ public struct TokenResponse: WireMapped, Hashable {
     /// The token types this client can use: `Bearer` (RFC 6750) and `DPoP` (RFC 9449), in any case.
     public static let supportedTokenTypes: Set<String> = ["bearer", "dpop"]
 
+    /// Reads a token response the client is about to accept: as ``init(jsonObject:)``, then ``checkUsable()``.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidResponse``.
+    public init(accepting object: JSONObject) throws {
+        try self.init(jsonObject: object)
+        try checkUsable()
+    }
+
     /// Refuses a response the client could not use: a token type it cannot send (it would go out as Bearer), or a
     /// token or refresh token with characters that cannot go in a header or a form (CR, LF, NUL, spaces, non-ASCII).
     ///

@@ -48,7 +48,7 @@ enum RefreshDecision: Sendable, Hashable {
         case .success(let object):
             let response: TokenResponse
             do {
-                response = try TokenResponse(jsonObject: object)
+                response = try TokenResponse(accepting: object)
             } catch let error as DeviceLoginError {
                 return .unreadable(error)
             } catch {

@@ -52,6 +52,18 @@ struct PollOutcomeTests {
         #expect(token.expiresIn == 3600)
     }
 
+    // Issue 8: a token of another type was accepted and later sent as Bearer; one with CR/LF failed at first use.
+    @Test("a token the client cannot use ends the flow with invalidResponse", arguments: [
+        #"{"access_token":"a","token_type":"mac"}"#, #"{"access_token":"a\r\nb","token_type":"Bearer"}"#,
+    ])
+    func unusableToken(body: String) {
+        guard case .fatal(let error) = PollOutcome(json(200, body)) else {
+            Issue.record("expected fatal for \(body)")
+            return
+        }
+        #expect(error.code == .invalidResponse)
+    }
+
     @Test("5xx, 429 and 408 are transient, with Retry-After", arguments: [500, 502, 503, 504, 429, 408])
     func transientStatuses(status: Int) {
         let response = HTTPResponse(status: status, headers: [HTTPHeader("Retry-After", "12")],

@@ -102,6 +102,17 @@ struct RefreshDecisionTests {
         #expect(Self.error(decision)?.message.contains("access_token") == true)
     }
 
+    // Issue 8: a refreshed token the client cannot use was stored and failed at its first use.
+    @Test("a refreshed token of another type, or with CR/LF/NUL, is unreadable: the session goes on", arguments: [
+        #"{"access_token":"AT-2","token_type":"mac"}"#, #"{"access_token":"AT-2\nX: y","token_type":"Bearer"}"#,
+        #"{"access_token":"AT-2","token_type":"Bearer","refresh_token":"RT\u0000"}"#,
+    ])
+    func unusableRefreshedToken(json: String) throws {
+        let decision = Self.decide(try Self.success(json))
+        #expect(Self.kind(decision) == .unreadable)
+        #expect(Self.error(decision)?.code == .invalidResponse)
+    }
+
     @Test("a 2xx reply that is not a JSON object is unreadable")
     func malformedReply() {
         let decision = Self.decide(.malformed(status: 200, reason: "the body is empty", bodyExcerpt: ""))
