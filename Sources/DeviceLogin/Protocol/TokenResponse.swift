@@ -61,7 +61,7 @@ public struct TokenResponse: WireMapped, Hashable {
     /// The token types this client can use: `Bearer` (RFC 6750) and `DPoP` (RFC 9449), in any case.
     public static let supportedTokenTypes: Set<String> = ["bearer", "dpop"]
 
-    /// Reads a token response the client is about to accept: as ``init(jsonObject:)``, then ``checkUsable()``.
+    /// Reads a token response the client is about to accept: as `init(jsonObject:)`, then ``checkUsable()``.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidResponse``.
     public init(accepting object: JSONObject) throws {
         try self.init(jsonObject: object)
