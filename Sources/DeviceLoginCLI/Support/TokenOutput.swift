@@ -48,15 +48,17 @@ enum TokenOutput {
         }
     }
 
-    /// A date as RFC 3339 in UTC, to the second: `2026-11-30T01:02:03Z`.
+    /// A date as RFC 3339 in UTC, to the second: `2026-11-30T01:02:03Z`; far dates are held to the years 0001
+    /// to 9999 (``DateText/rfc3339(_:)``).
     static func timestamp(_ date: Date) -> String {
-        date.ISO8601Format()
+        DateText.rfc3339(date)
     }
 
-    /// A duration for people: `59 s`, `5 min`, `1 h 30 min`, `2 d 3 h`.
+    /// A duration for people: `59 s`, `5 min`, `1 h 30 min`, `2 d 3 h`, and `over 100 years` from 36,500 days.
     static func duration(seconds: Int) -> String {
         let value = max(0, seconds)
         switch value {
+        case (36_500 * 86_400)...: return "over 100 years"
         case ..<60: return "\(value) s"
         case ..<3600: return "\(value / 60) min"
         case ..<86_400:
