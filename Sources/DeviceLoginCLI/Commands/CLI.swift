@@ -54,6 +54,7 @@ package enum CLI {
                 rest, options: command.options, command: command.name, environment: context.environment,
                 maximumPositionals: command.maximumPositionals
             )
+            try StartupChecks.check(options)
             return try await command.run(options, context)
         } catch let error as UsageError {
             return usageError(error, context: context, commands: commands)
