@@ -55,7 +55,7 @@ package enum CLI {
                 maximumPositionals: command.maximumPositionals
             )
             try StartupChecks.check(options)
-            return try await command.run(options, context)
+            return try await command.run(options, options.flag("verbose") ? context.tracing() : context)
         } catch let error as UsageError {
             return usageError(error, context: context, commands: commands)
         } catch let error as DeviceLoginError {

@@ -23,6 +23,7 @@ enum StatusCommand {
         try Profile.validate(name: name)
         let store = try FileTokenStore(environment: context.environment, clock: context.clock)
         let path = try store.filePath(profile: name)
+        context.trace("store", path)
         let record = try await store.load(profile: name)
         let others = try await store.profileNames().filter { $0 != name }
         let report = Report(name: name, path: path, record: record, now: context.now(), others: others)
