@@ -18,9 +18,9 @@ struct DateTextTests {
         #expect(DateText.rfc3339(Date(timeIntervalSince1970: seconds)) == text)
     }
 
-    @Test("the same as Foundation's ISO 8601 text for every day from 1600 to 2400")
+    @Test("the same as Foundation's ISO 8601 text on every 37th day from 1600 to 2400")
     func agreesWithFoundation() {
-        for day in stride(from: -135_140, through: 157_000, by: 3) {
+        for day in stride(from: -135_140, through: 157_000, by: 37) {
             let date = Date(timeIntervalSince1970: Double(day) * 86_400 + 45_296)
             #expect(DateText.rfc3339(date) == date.ISO8601Format(), "day \(day)")
         }
