@@ -108,6 +108,34 @@ struct CLIHintsTests {
               cliHint: "run the command again to get a new code")
     }
 
+    @Test("a certificate that cannot be verified: --ca-file, wherever the failure was wrapped")
+    func certificate() {
+        let failure = TransportError(.certificateVerificationFailed,
+                                     "TLS with auth.example.test failed: SSL certificate problem: self-signed")
+        let hint = "if a private CA signed the server's certificate, trust it with --ca-file PEM"
+        #expect(CLIHints.hint(for: DeviceLoginError.wrapping(failure, while: "the token request")) == hint)
+        #expect(CLIHints.hint(for: DeviceLoginError(.discovery, "discovery failed", hint: "check the issuer URL",
+                                                    transportError: failure)) == hint)
+        // Other TLS failures are not about trust: the library's hint stays.
+        let handshake = TransportError(.tlsFailure, "TLS with auth.example.test failed: wrong version number")
+        #expect(CLIHints.hint(for: DeviceLoginError.wrapping(handshake, while: "the token request"))
+            == "check the network and the server address, then try again")
+    }
+
+    @Test("on stderr: a login whose discovery meets an unverifiable certificate names --ca-file, exit 69")
+    func certificateReported() async {
+        let transport = StubTransport { _ in
+            throw TransportError(.certificateVerificationFailed,
+                                 "TLS with auth.example.test failed: SSL certificate problem: self-signed certificate")
+        }
+        let result = await CLIHarness.run(
+            ["login", "--issuer", "https://auth.example.test", "--client-id", "c", "--no-store"], transport: transport
+        )
+        #expect(result.code == .unavailable)
+        #expect(result.stderr.hasSuffix("\nhint: \(CLIHints.certificateHint)\n"), "\(result.stderr)")
+        #expect(CLIHints.certificateHint.contains("--ca-file PEM"))
+    }
+
     @Test("every other hint is the library's, as it is")
     func others() {
         let transport = DeviceLoginError(.transport, "down", hint: "check the network and the server address")

@@ -26,7 +26,8 @@ struct TokenOutputTests {
 
     @Test("durations for people", arguments: [
         (0, "0 s"), (59, "59 s"), (60, "1 min"), (3599, "59 min"), (3600, "1 h"), (5400, "1 h 30 min"),
-        (86_400, "1 d"), (97_200, "1 d 3 h"), (-5, "0 s"),
+        (86_400, "1 d"), (97_200, "1 d 3 h"), (-5, "0 s"), (36_500 * 86_400 - 1, "36499 d 23 h"),
+        (36_500 * 86_400, "over 100 years"), (Int.max, "over 100 years"), (Int.min, "0 s"),
     ])
     func durations(seconds: Int, text: String) {
         #expect(TokenOutput.duration(seconds: seconds) == text)

@@ -54,7 +54,8 @@ package enum CLI {
                 rest, options: command.options, command: command.name, environment: context.environment,
                 maximumPositionals: command.maximumPositionals
             )
-            return try await command.run(options, context)
+            try StartupChecks.check(options)
+            return try await command.run(options, options.flag("verbose") ? context.tracing() : context)
         } catch let error as UsageError {
             return usageError(error, context: context, commands: commands)
         } catch let error as DeviceLoginError {

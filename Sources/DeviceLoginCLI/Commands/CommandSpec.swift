@@ -15,6 +15,11 @@ package struct CommandSpec: Sendable {
     /// Runs the command.
     let run: @Sendable (ParsedOptions, CLIContext) async throws -> ExitCode
 
+    /// `--verbose`, which every command takes: ``CLI`` turns on ``CLIContext/tracing()`` for it.
+    static let verbose = OptionSpec.flag(
+        "verbose", "Trace the profile file and every HTTP exchange on stderr, with tokens, codes and secrets redacted."
+    )
+
     init(
         name: String,
         summary: String,
@@ -28,7 +33,7 @@ package struct CommandSpec: Sendable {
         self.summary = summary
         self.positionalSynopsis = positionalSynopsis
         self.maximumPositionals = maximumPositionals
-        self.options = options + [.flag("help", "Show this help.")]
+        self.options = options + [Self.verbose, .flag("help", "Show this help.")]
         self.discussion = discussion
         self.run = run
     }

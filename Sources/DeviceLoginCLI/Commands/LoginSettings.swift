@@ -46,7 +46,8 @@ struct LoginSettings: Sendable, Equatable {
     ]
 
     /// Reads the settings.
-    /// - Throws: ``UsageError`` naming the option at fault.
+    /// - Throws: ``UsageError`` naming the option at fault; ``DeviceLoginError`` with code
+    ///   ``DeviceLoginError/Code/configuration`` for a `--header` device-login does not send (``header(_:command:)``).
     static func parse(_ options: ParsedOptions, command: String = "login") throws -> LoginSettings {
         func url(_ name: String) throws -> URL? {
             guard let text = options.value(name) else { return nil }
@@ -82,16 +83,11 @@ struct LoginSettings: Sendable, Equatable {
             }
             parameters.append(FormParameter(String(pair[..<equals]), String(pair[pair.index(after: equals)...])))
         }
-        var headers: [HTTPHeader] = []
-        for line in options.list("header") {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
-                  line[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }),
-                  !line.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-                throw UsageError("--header must look like Name: value, not '\(line)'", command: command)
-            }
-            let value = line[line.index(after: colon)...].drop(while: { $0 == " " })
-            headers.append(HTTPHeader(String(line[..<colon]), String(value)))
+        let headerLines = options.list("header")
+        guard headerLines.count <= maximumHeaders else {
+            throw UsageError("at most \(maximumHeaders) --header options are accepted", command: command)
         }
+        let headers = try headerLines.map { try header($0, command: command) }
         for resource in options.list("resource") {
             guard let url = URL(string: resource), url.scheme != nil, url.fragment == nil else {
                 throw UsageError("--resource must be an absolute URI without a fragment (RFC 8707), not '\(resource)'",
@@ -114,6 +110,48 @@ struct LoginSettings: Sendable, Equatable {
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile
         )
+    }
+
+    /// The most `--header` options accepted.
+    static let maximumHeaders = 64
+
+    /// Request headers `--header` may not set, lowercased, and why. Some would change how a request is framed or
+    /// where it is routed, so that a server or proxy could read one request as two (request smuggling); the
+    /// others device-login sets itself, and a second value would contradict it or go to every endpoint.
+    static let refusedHeaders: [String: String] = {
+        let framing = "it changes how a request is framed or routed"
+        let own = "device-login sets it itself"
+        let credentials = "device-login sends the client's credentials and tokens itself (see --client-secret)"
+        return [
+            "host": framing, "content-length": framing, "transfer-encoding": framing, "connection": framing,
+            "keep-alive": framing, "upgrade": framing, "te": framing, "trailer": framing, "expect": framing,
+            "proxy-connection": framing,
+            "content-type": own, "accept": own, "user-agent": own,
+            "authorization": credentials, "dpop": credentials,
+            "proxy-authorization": "give the proxy's credentials in its URL (https_proxy)",
+        ]
+    }()
+
+    /// One `--header Name: value`: an HTTP field name (RFC 9110 §5.6.2 `token`, ASCII), a colon, and a value of
+    /// text and tabs without any other control character; spaces after the colon are dropped.
+    /// - Throws: ``UsageError`` (exit 64) when it is not such a line; ``DeviceLoginError`` with code
+    ///   ``DeviceLoginError/Code/configuration`` (exit 78) for a header in ``refusedHeaders``.
+    static func header(_ line: String, command: String) throws -> HTTPHeader {
+        let tokenSymbols = Set("!#$%&'*+-.^_`|~".unicodeScalars)
+        let scalars = line.unicodeScalars
+        guard let colon = scalars.firstIndex(of: ":"), colon != scalars.startIndex,
+              scalars[..<colon].allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0)
+                  || ("0"..."9").contains($0) || tokenSymbols.contains($0) }),
+              !scalars[colon...].contains(where: { $0 != "\t" && $0.properties.generalCategory == .control })
+        else {
+            throw UsageError("--header must look like Name: value, not '\(line)'", command: command)
+        }
+        let name = String(scalars[..<colon])
+        if let reason = refusedHeaders[name.lowercased()] {
+            throw DeviceLoginError(.configuration, "--header \(name) is not allowed: \(reason)")
+        }
+        let value = scalars[scalars.index(after: colon)...].drop(while: { $0 == " " })
+        return HTTPHeader(name, String(String.UnicodeScalarView(value)))
     }
 
     /// The `--qr` option (default `auto`).

@@ -25,11 +25,15 @@ struct SessionContext: Sendable {
         let name = options.value("profile") ?? Profile.defaultName
         try Profile.validate(name: name)
         let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        context.trace("store", try store.filePath(profile: name))
         guard let record = try await store.load(profile: name) else {
             throw DeviceLoginError(
                 .noSession, "not signed in: there is no profile '\(name)'",
                 hint: "sign in with: device-login login --profile \(name) --issuer URL --client-id ID"
             )
+        }
+        if let tokens = record.tokens {
+            context.trace("session", "access token " + StatusCommand.expiryText(tokens.expiresAt, now: context.now()))
         }
         let client = try record.profile.clientConfiguration(secret: options.value("client-secret"))
         let transport = context.makeTransport(TransportOptions(caFile: options.value("ca-file")))

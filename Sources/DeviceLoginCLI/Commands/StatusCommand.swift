@@ -23,6 +23,7 @@ enum StatusCommand {
         try Profile.validate(name: name)
         let store = try FileTokenStore(environment: context.environment, clock: context.clock)
         let path = try store.filePath(profile: name)
+        context.trace("store", path)
         let record = try await store.load(profile: name)
         let others = try await store.profileNames().filter { $0 != name }
         let report = Report(name: name, path: path, record: record, now: context.now(), others: others)
@@ -32,6 +33,24 @@ enum StatusCommand {
             for line in report.lines { context.stdout.line(line) }
         }
         return report.signedIn ? .success : .notSignedIn
+    }
+
+    /// How long an access token that expires at `expiry` stays valid, for people: `valid until <date> (1 h left)`,
+    /// `expired at <date> (refreshed on next use)`. Any date is written sanely: one after 9999 is `valid until after
+    /// 9999-12-31T23:59:59Z (over 100 years left)`, one before year 1 (or NaN) `expired before 0001-01-01T00:00:00Z`.
+    static func expiryText(_ expiry: Date?, now: Date) -> String {
+        guard let expiry else { return "no expiry given" }
+        let left = DateText.seconds(from: now, to: expiry)
+        if left > 0 {
+            let stamp = expiry > DateText.latest ? "after " + TokenOutput.timestamp(DateText.latest)
+                : TokenOutput.timestamp(expiry)
+            return "valid until \(stamp) (\(TokenOutput.duration(seconds: left)) left)"
+        }
+        // On the seconds: a NaN date compares as not earlier than any (`>=` of `Date` is `!(<)`).
+        let stamp = expiry.timeIntervalSince1970 >= DateText.earliest.timeIntervalSince1970
+            ? "at " + TokenOutput.timestamp(expiry)
+            : "before " + TokenOutput.timestamp(DateText.earliest)
+        return "expired \(stamp) (refreshed on next use)"
     }
 
     /// The status of one profile, as lines or JSON.
@@ -98,12 +117,7 @@ enum StatusCommand {
         }
 
         private func expiryText(_ expiry: Date?) -> String {
-            guard let expiry else { return "no expiry given" }
-            let left = Int(expiry.timeIntervalSince(now))
-            let stamp = TokenOutput.timestamp(expiry)
-            return left > 0
-                ? "valid until \(stamp) (\(TokenOutput.duration(seconds: left)) left)"
-                : "expired at \(stamp) (refreshed on next use)"
+            StatusCommand.expiryText(expiry, now: now)
         }
 
         var json: JSONObject {

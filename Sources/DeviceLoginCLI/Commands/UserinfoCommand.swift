@@ -18,11 +18,29 @@ enum UserinfoCommand {
             context.stdout.line(try TokenOutput.encode(object))
             return .success
         }
-        for key in object.keys.sorted() {
-            guard let value = object[key] else { continue }
-            let text = value.stringValue ?? TokenOutput.compact(value)
-            context.stdout.line(TerminalText.clean(key) + ": " + TerminalText.clean(text))
-        }
+        for line in lines(object) { context.stdout.line(line) }
         return .success
+    }
+
+    /// The claims as `name: value` lines sorted by name, one line per claim whatever the server sent: values are
+    /// cleaned for the terminal (a line break in one becomes a space), names are shown by ``displayName(_:)``.
+    static func lines(_ claims: JSONObject) -> [String] {
+        claims.keys.sorted().compactMap { name in
+            guard let value = claims[name] else { return nil }
+            let text = value.stringValue ?? TokenOutput.compact(value)
+            return displayName(name) + ": " + TerminalText.clean(text)
+        }
+    }
+
+    /// A claim's name as shown: as it is when it is printable ASCII without spaces, quotes or backslashes
+    /// (`email`, `https://example.com/groups`); otherwise as a JSON string literal in ASCII (`"email\u202E"`,
+    /// `""`, `"\u0435mail"`). Cleaning such a name would make it pass for another (`email` with a bidi override,
+    /// a zero-width space or a Cyrillic `е`) or leave nothing; the literal shows exactly what it is, and no plain
+    /// name starts with a quote, so no two claims are ever shown under the same name.
+    static func displayName(_ name: String) -> String {
+        let plain = !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
+            ("!"..."~").contains(scalar) && scalar != "\"" && scalar != "\\"
+        }
+        return plain ? name : JSONText.asciiLiteral(name)
     }
 }

@@ -23,6 +23,40 @@ struct CLIContext: Sendable {
     var clock: any Clock<Duration>
     /// The wall clock.
     var now: @Sendable () -> Date
+    /// Whether `--verbose` asked for a trace on stderr (``trace(_:_:)``); see ``tracing()``.
+    var verbose = false
+
+    /// This context with `--verbose` on: ``trace(_:_:)`` writes, and every transport ``makeTransport`` makes is
+    /// wrapped in a `TracingTransport`, whose lines (every token, code and secret redacted) go to stderr as
+    /// `device-login: http: …`.
+    func tracing() -> CLIContext {
+        var traced = self
+        traced.verbose = true
+        let make = makeTransport
+        let clock = clock
+        let stderr = stderr
+        let erase = terminal.allowsEscapes
+        traced.makeTransport = { options in
+            TracingTransport(wrapping: make(options), clock: clock) { line in
+                Self.writeTrace("http", line, to: stderr, erasingLine: erase)
+            }
+        }
+        return traced
+    }
+
+    /// Writes one line of the `--verbose` trace, `device-login: <topic>: <text>`, sanitised like every message
+    /// (bounded at ``TerminalText/maximumTraceLength``); nothing without `--verbose`.
+    func trace(_ topic: String, _ text: String) {
+        guard verbose else { return }
+        Self.writeTrace(topic, text, to: stderr, erasingLine: terminal.allowsEscapes)
+    }
+
+    /// On a terminal, the line is erased first: a trace line written while the prompt's status line is drawn
+    /// takes its place, and the status line is drawn again below at its next tick.
+    private static func writeTrace(_ topic: String, _ text: String, to stderr: TextSink, erasingLine: Bool) {
+        let line = "device-login: \(topic): " + TerminalText.clean(text, maxLength: TerminalText.maximumTraceLength)
+        stderr.line((erasingLine ? "\r\u{1B}[2K" : "") + line)
+    }
 
     /// Writes an error to stderr: `device-login: <message>`, then the hint in the CLI's words (``CLIHints``) on its
     /// own line.

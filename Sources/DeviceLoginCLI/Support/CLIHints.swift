@@ -19,9 +19,13 @@ enum CLIHints {
         case .storeFromNewerVersion?:
             return "use a newer device-login, or move the file aside and sign in again"
         default:
+            if error.transportError?.kind == .certificateVerificationFailed { return certificateHint }
             return error.code == .expired ? "run the command again to get a new code" : error.hint
         }
     }
+
+    /// The hint for a server certificate that could not be verified, however the failure was wrapped.
+    static let certificateHint = "if a private CA signed the server's certificate, trust it with --ca-file PEM"
 
     /// The `login` option that gives each endpoint by hand.
     static let endpointOptions: [DeviceLoginError.Reason.Endpoint: String] = [

@@ -20,38 +20,14 @@ enum TokenOutput {
     static func encode(_ object: JSONObject) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return escapingControls(String(decoding: try encoder.encode(object), as: UTF8.self))
-    }
-
-    /// JSON text with DEL, C1 controls and invisible format characters (bidi overrides, zero-width marks) written
-    /// as `\uXXXX` escapes: the same JSON value, but nothing a terminal would act on. `JSONEncoder` already escapes
-    /// U+0000–U+001F; these it passes through raw.
-    static func escapingControls(_ json: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in json.unicodeScalars {
-            if needsEscape(scalar) {
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                let padded = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-                out.append(contentsOf: ("\\u" + padded).unicodeScalars)
-            } else {
-                out.append(scalar)
-            }
-        }
-        return String(out)
-    }
-
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x7F...0x9F, 0x061C, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2069, 0xFEFF: return true
-        default: return false
-        }
+        return JSONText.escapingControls(String(decoding: try encoder.encode(object), as: UTF8.self))
     }
 
     /// Any JSON value as compact text (for arrays and objects in text output).
     static func compact(_ value: JSONValue) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { escapingControls(String(decoding: $0, as: UTF8.self)) } ?? ""
+        return (try? encoder.encode(value)).map { JSONText.escapingControls(String(decoding: $0, as: UTF8.self)) } ?? ""
     }
 
     /// Who the ID token says signed in, after checking its `iss`, `aud` and `exp` (OpenID Connect Core
@@ -72,15 +48,17 @@ enum TokenOutput {
         }
     }
 
-    /// A date as RFC 3339 in UTC, to the second: `2026-11-30T01:02:03Z`.
+    /// A date as RFC 3339 in UTC, to the second: `2026-11-30T01:02:03Z`; far dates are held to the years 0001
+    /// to 9999 (``DateText/rfc3339(_:)``).
     static func timestamp(_ date: Date) -> String {
-        date.ISO8601Format()
+        DateText.rfc3339(date)
     }
 
-    /// A duration for people: `59 s`, `5 min`, `1 h 30 min`, `2 d 3 h`.
+    /// A duration for people: `59 s`, `5 min`, `1 h 30 min`, `2 d 3 h`, and `over 100 years` from 36,500 days.
     static func duration(seconds: Int) -> String {
         let value = max(0, seconds)
         switch value {
+        case (36_500 * 86_400)...: return "over 100 years"
         case ..<60: return "\(value) s"
         case ..<3600: return "\(value / 60) min"
         case ..<86_400:

@@ -1,0 +1,104 @@
+import DeviceLogin
+import Foundation
+import Testing
+@testable import DeviceLoginCLI
+
+/// `device-login status`: far expiry dates, and ID-token claims written to look like other lines.
+@Suite("status: far dates and hostile claims")
+struct StatusCommandTests {
+    private static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Stored expiries that used to trap in `Int(expiry.timeIntervalSince(now))` (SIGILL), and what status says.
+    static let farExpiries: [(unixSeconds: Double, text: String, json: String)] = [
+        (1e300, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
+        (-1e300, "expired before 0001-01-01T00:00:00Z (refreshed on next use)", "0001-01-01T00:00:00Z"),
+        (9.3e18, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
+    ]
+
+    @Test("a stored expires_at of 1e300, -1e300 or 9.3e18: status and status --json of the binary exit normally")
+    func farExpiryInTheProfileFile() async throws {
+        let fixture = try ProfileFixture()
+        defer { fixture.remove() }
+        for (seconds, text, json) in Self.farExpiries {
+            try await fixture.save(TokenSet(
+                accessToken: "at-far", expiresAt: Date(timeIntervalSince1970: seconds), issuedAt: Self.now
+            ))
+            let stored = try Data(contentsOf: fixture.home.appendingPathComponent("default.json"))
+            let file = try JSONSerialization.jsonObject(with: stored) as? [String: Any]
+            #expect((file?["tokens"] as? [String: Any])?["expires_at"] as? Double == seconds, "the file holds it")
+            let status = try await BinaryHarness.run(["status"], environment: fixture.environment)
+            let statusJSON = try await BinaryHarness.run(["status", "--json"], environment: fixture.environment)
+            // 0 while the store keeps the value as it is; 74 once it refuses such a file as corrupt. Never a signal.
+            let allowed: Set<Int32> = [ExitCode.success.rawValue, ExitCode.storage.rawValue]
+            #expect(allowed.contains(status.status), "status with expires_at \(seconds): \(status.stderr)")
+            #expect(allowed.contains(statusJSON.status), "status --json with \(seconds): \(statusJSON.stderr)")
+            if status.status == 0 {
+                #expect(status.stdout.contains("  access token:   " + text + "\n"), "\(status.stdout)")
+            }
+            if statusJSON.status == 0 {
+                let object = try JSONSerialization.jsonObject(with: Data(statusJSON.stdout.utf8)) as? [String: Any]
+                #expect(object?["expires_at"] as? String == json)
+            }
+        }
+    }
+
+    @Test("far and odd expiries in a TokenSet built in code: text and JSON, no trap", arguments: [
+        (1e300, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
+        (-1e300, "expired before 0001-01-01T00:00:00Z (refreshed on next use)", "0001-01-01T00:00:00Z"),
+        (9.3e18, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
+        (Double.infinity, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
+        (-Double.infinity, "expired before 0001-01-01T00:00:00Z (refreshed on next use)", "0001-01-01T00:00:00Z"),
+        (Double.nan, "expired before 0001-01-01T00:00:00Z (refreshed on next use)", "0001-01-01T00:00:00Z"),
+        (253_402_300_799, "valid until 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
+        (1_800_003_600, "valid until 2027-01-15T09:00:00Z (1 h left)", "2027-01-15T09:00:00Z"),
+        (1_799_996_400, "expired at 2027-01-15T07:00:00Z (refreshed on next use)", "2027-01-15T07:00:00Z"),
+        (0, "expired at 1970-01-01T00:00:00Z (refreshed on next use)", "1970-01-01T00:00:00Z"),
+    ])
+    func farExpiryInCode(seconds: Double, text: String, json: String) throws {
+        let tokens = TokenSet(accessToken: "at", expiresAt: Date(timeIntervalSince1970: seconds), issuedAt: Self.now,
+                              resourceTokens: ["https://api.example.test/": .init(
+                                accessToken: "rt", expiresAt: Date(timeIntervalSince1970: seconds), issuedAt: Self.now
+                              )])
+        let report = try Self.report(tokens)
+        #expect(report.lines.contains("  access token:   " + text))
+        #expect(report.lines.contains("  resource:       https://api.example.test/, " + text))
+        #expect(report.json["expires_at"] == .string(json))
+        #expect(try TokenOutput.encode(report.json).contains(#""expires_at":"\#(json)""#))
+    }
+
+    @Test("claims that imitate other lines stay on the line of the one they are in")
+    func hostileClaims() throws {
+        let idToken = try ProfileFixture.idToken([
+            "iss": ProfileFixture.issuer, "aud": ProfileFixture.clientID, "sub": "s1\n  client ID:      admin",
+            "exp": Self.now.timeIntervalSince1970 + 3600, "iat": Self.now.timeIntervalSince1970,
+            "preferred_username": "ada\r\n  profile:        root\u{1B}[2A\u{202E}", "email": "x\u{2028}y",
+        ])
+        let tokens = TokenSet(accessToken: "at", expiresAt: Self.now.addingTimeInterval(3600), idToken: idToken,
+                              scope: "openid\nscopes: all", issuedAt: Self.now)
+        let plain = try Self.report(TokenSet(accessToken: "at", expiresAt: Self.now.addingTimeInterval(3600),
+                                             issuedAt: Self.now))
+        let report = try Self.report(tokens)
+        #expect(report.lines.count == plain.lines.count)
+        #expect(report.lines.first?.hasPrefix("Signed in as ada ") == true)
+        #expect(report.lines.first?.hasSuffix(" admin).") == true)
+        for line in report.lines {
+            #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control
+                || $0.properties.generalCategory == .format || $0 == "\u{2028}" }, "\(line.debugDescription)")
+        }
+        let json = try TokenOutput.encode(report.json)
+        #expect(!json.contains("\n") && !json.contains("\u{1B}") && !json.contains("\u{2028}"))
+        #expect(json.contains(#""email":"x\u2028y""#))
+    }
+
+    private static func report(_ tokens: TokenSet) throws -> StatusCommand.Report {
+        let endpoints = ServerEndpoints(
+            issuer: ProfileFixture.issuer,
+            deviceAuthorization: try #require(URL(string: "https://auth.example.test/d")),
+            token: try #require(URL(string: "https://auth.example.test/t"))
+        )
+        let profile = try Profile(issuer: ProfileFixture.issuer, endpoints: endpoints,
+                                  clientID: ProfileFixture.clientID)
+        return StatusCommand.Report(name: "default", path: "/home/ada/.local/state/device-login/default.json",
+                                    record: ProfileRecord(profile: profile, tokens: tokens), now: now, others: [])
+    }
+}
