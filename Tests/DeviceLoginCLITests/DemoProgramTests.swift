@@ -6,7 +6,7 @@ import Testing
 @Suite("device-login-demo: the demo server's own program", .serialized, .timeLimit(.minutes(2)))
 struct DemoProgramTests {
     /// The prefix of every mangled Swift name from the testing kit's module (symbols, type metadata).
-    private static let testingKitMangledPrefix = Data("18DeviceLoginTesting".utf8)
+    private static var testingKitMangledPrefix: Data { Data("18DeviceLoginTesting".utf8) }
 
     @Test("the binary users install links none of the testing kit; device-login-demo does")
     func moduleGraph() throws {
