@@ -12,7 +12,7 @@ struct ExitCodeTests {
         (.invalidResponse, .protocolError),
         (.sessionEnded, .notSignedIn),
         (.noSession, .notSignedIn),
-        (.storage, .storage),
+        (.storage, .ioError),
         (.configuration, .configuration),
         (.insecureEndpoint, .configuration),
         (.discovery, .configuration),

@@ -40,7 +40,7 @@ enum LogoutCommand {
             }
         }
         try await session.store.remove(profile: name)
-        context.stdout.line("Signed out of profile '\(name)'" + (options.flag("local") ? " (locally)." : "."))
+        try context.stdout.line("Signed out of profile '\(name)'" + (options.flag("local") ? " (locally)." : "."))
         return exit
     }
 }

@@ -15,13 +15,13 @@ enum UserinfoCommand {
         let info = try await session.state.userInfo()
         let object = info.jsonObject
         if options.flag("json") {
-            context.stdout.line(try TokenOutput.encode(object))
+            try context.stdout.line(try TokenOutput.encode(object))
             return .success
         }
         for key in object.keys.sorted() {
             guard let value = object[key] else { continue }
             let text = value.stringValue ?? TokenOutput.compact(value)
-            context.stdout.line(TerminalText.clean(key) + ": " + TerminalText.clean(text))
+            try context.stdout.line(TerminalText.clean(key) + ": " + TerminalText.clean(text))
         }
         return .success
     }
