@@ -71,4 +71,11 @@ struct CLIProcessTests {
         #expect(result.stdout == token + "\n")
         #expect(result.stderr.isEmpty)
     }
+
+    @Test("the runtime's crash reports stay off unless SWIFT_BACKTRACE asks for them")
+    func crashReports() {
+        #expect(!CLIProcess.keepsRuntimeCrashReports(environment: [:]))
+        #expect(!CLIProcess.keepsRuntimeCrashReports(environment: ["SWIFT_BACKTRACE_X": "1"]))
+        #expect(CLIProcess.keepsRuntimeCrashReports(environment: ["SWIFT_BACKTRACE": "enable=yes"]))
+    }
 }

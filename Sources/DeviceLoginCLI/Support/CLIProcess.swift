@@ -13,8 +13,8 @@ import DeviceLogin
 import DeviceLoginTerminal
 
 /// The process shell around ``CLI/run(_:context:commands:)``: a hardened process, real streams, real time, the
-/// default transport, and signals. The only code that touches the real process; each executable's `main.swift` is
-/// one call to ``main(_:)``.
+/// default transport, and the signals that end it (``InterruptHandler``). The only code that touches the real
+/// process; each executable's `main.swift` is one call to ``main(_:)``.
 package enum CLIProcess {
     /// Runs the tool with the process's arguments and exits with its exit code.
     ///
@@ -47,14 +47,16 @@ package enum CLIProcess {
                 + hardening.description + ")")
         }
 
+        // Signals are handled before the work starts, so none arrives in between with its default action.
+        let signals = InterruptHandler(stderr: context.stderr, allowsEscapes: terminal.allowsEscapes)
         let arguments = Array(CommandLine.arguments.dropFirst())
         let work = Task { await CLI.run(arguments, context: context, commands: commands) }
-        let interrupts = InterruptHandler(
-            cancelling: work, stderr: context.stderr, allowsEscapes: terminal.allowsEscapes
-        )
+        signals.cancel(work)
         Task {
             let code = await work.value
-            withExtendedLifetime(interrupts) { exit(code.rawValue) }
+            withExtendedLifetime(signals) {
+                exit(InterruptHandler.exitCode(code, stoppedBy: signals.receivedSignal).rawValue)
+            }
         }
         dispatchMain()
     }
