@@ -22,7 +22,8 @@ enum LoginCommand {
               device-login login --issuer https://auth.example.com --client-id my-device-app
             """,
         run: { options, context in
-            let settings = try LoginSettings.parse(options)
+            let settings = try await LoginSettings.parse(options)
+            for warning in settings.warnings { context.stderr.line("device-login: warning: " + warning) }
             let transport = context.makeTransport(TransportOptions(caFile: settings.caFile))
             return try await perform(settings, transport: transport, context: context)
         }

@@ -6,7 +6,8 @@ import Foundation
 import DeviceLogin
 import DeviceLoginTerminal
 
-/// The `login` options turned into library values: pure, so every rule is tested without a network.
+/// The `login` options turned into library values: pure but for reading a client secret from a file or stdin
+/// (through an ``ClientSecretOption/Input`` tests replace), so every rule is tested without a network.
 struct LoginSettings: Sendable, Equatable {
     var issuer: String?
     var client: ClientConfiguration
@@ -20,12 +21,14 @@ struct LoginSettings: Sendable, Equatable {
     var store = true
     var storeSecret = false
     var profile = Profile.defaultName
+    /// What to tell the user before signing in: a client secret given where others can see it.
+    var warnings: [String] = []
 
     /// The option table of `login` (also used by `demo` for the options that make sense there).
     static let options: [OptionSpec] = [
         .value("issuer", "URL", "The authorization server's issuer; endpoints are discovered from it."),
         .value("client-id", "ID", "The client ID registered with the server."),
-        .value("client-secret", "SECRET", "The client secret, for confidential clients (sent with HTTP Basic)."),
+    ] + ClientSecretOption.options("The client secret, for confidential clients (sent with HTTP Basic).") + [
         .value("client-auth", "METHOD", "How to send the secret: basic (default) or post."),
         .list("scope", "SCOPE", "A scope to ask for; repeat it or give a space-separated list."
             + " Default for OpenID providers: openid profile offline_access."),
@@ -46,8 +49,12 @@ struct LoginSettings: Sendable, Equatable {
     ]
 
     /// Reads the settings.
-    /// - Throws: ``UsageError`` naming the option at fault.
-    static func parse(_ options: ParsedOptions, command: String = "login") throws -> LoginSettings {
+    /// - Parameter secrets: Where `--client-secret -` and `--client-secret-file` are read from.
+    /// - Throws: ``UsageError`` naming the option at fault; ``DeviceLoginError`` for a client secret that cannot
+    ///   be read or is not one (``ClientSecretOption/read(_:command:input:)``).
+    static func parse(
+        _ options: ParsedOptions, command: String = "login", secrets: ClientSecretOption.Input = .system
+    ) async throws -> LoginSettings {
         func url(_ name: String) throws -> URL? {
             guard let text = options.value(name) else { return nil }
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
@@ -68,8 +75,9 @@ struct LoginSettings: Sendable, Equatable {
                 "give --issuer, or both --device-authorization-endpoint and --token-endpoint", command: command
             )
         }
+        let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
         let authentication: ClientAuthentication
-        switch (options.value("client-secret"), options.value("client-auth") ?? "basic") {
+        switch (secret?.value, options.value("client-auth") ?? "basic") {
         case (nil, _): authentication = .none
         case (let secret?, "basic"): authentication = .clientSecretBasic(secret: secret)
         case (let secret?, "post"): authentication = .clientSecretPost(secret: secret)
@@ -112,7 +120,8 @@ struct LoginSettings: Sendable, Equatable {
             deviceAuthorizationEndpoint: device, tokenEndpoint: token,
             revocationEndpoint: try url("revocation-endpoint"), userinfoEndpoint: try url("userinfo-endpoint"),
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
-            store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile
+            store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
+            warnings: secret?.warnings ?? []
         )
     }
 

@@ -33,7 +33,7 @@ enum TokenCommand {
             }
             minimumTTL = .seconds(seconds)
         }
-        let session = try await SessionContext.open(options, context: context)
+        let session = try await SessionContext.open(options, command: "token", context: context)
         let token: String
         if let resource = options.value("resource") {
             token = try await session.state.freshAccessToken(for: resource, minimumTTL: minimumTTL)

@@ -11,7 +11,7 @@ enum UserinfoCommand {
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        let session = try await SessionContext.open(options, context: context)
+        let session = try await SessionContext.open(options, command: "userinfo", context: context)
         let info = try await session.state.userInfo()
         let object = info.jsonObject
         if options.flag("json") {
