@@ -7,7 +7,7 @@ import DeviceLogin
 import DeviceLoginTerminal
 
 /// The `login` options turned into library values: pure but for reading a client secret from a file or stdin
-/// (through an ``ClientSecretOption/Input`` tests replace), so every rule is tested without a network.
+/// (through a ``ClientSecretOption/Input`` that tests replace), so every rule is tested without a network.
 struct LoginSettings: Sendable, Equatable {
     var issuer: String?
     var client: ClientConfiguration
@@ -75,14 +75,6 @@ struct LoginSettings: Sendable, Equatable {
                 "give --issuer, or both --device-authorization-endpoint and --token-endpoint", command: command
             )
         }
-        let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
-        let authentication: ClientAuthentication
-        switch (secret?.value, options.value("client-auth") ?? "basic") {
-        case (nil, _): authentication = .none
-        case (let secret?, "basic"): authentication = .clientSecretBasic(secret: secret)
-        case (let secret?, "post"): authentication = .clientSecretPost(secret: secret)
-        case (_, let other): throw UsageError("--client-auth must be basic or post, not '\(other)'", command: command)
-        }
         var parameters: [FormParameter] = []
         for pair in options.list("param") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
@@ -109,6 +101,15 @@ struct LoginSettings: Sendable, Equatable {
         let scopeWords = options.list("scope").flatMap { $0.split(separator: " ").map(String.init) }
         let qr = try qrMode(options, command: command)
         let profile = options.value("profile") ?? "default"
+        // Last, once every other option is known to be good: this may read a file or standard input.
+        let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
+        let authentication: ClientAuthentication
+        switch (secret?.value, options.value("client-auth") ?? "basic") {
+        case (nil, _): authentication = .none
+        case (let secret?, "basic"): authentication = .clientSecretBasic(secret: secret)
+        case (let secret?, "post"): authentication = .clientSecretPost(secret: secret)
+        case (_, let other): throw UsageError("--client-auth must be basic or post, not '\(other)'", command: command)
+        }
         return LoginSettings(
             issuer: issuer,
             client: ClientConfiguration(
