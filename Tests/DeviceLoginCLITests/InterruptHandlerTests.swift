@@ -47,7 +47,7 @@ struct InterruptHandlerTests {
             BinaryHarness.binary, ["demo", "--interval", "1", "--qr", "never"],
             environment: ["DEVICE_LOGIN_HOME": home.path]
         )
-        try #require(terminal.wait(for: "Waiting for approval", seconds: 30), "\(terminal.output)")
+        try #require(await terminal.wait(for: "Waiting for approval", seconds: 30), "\(terminal.output)")
         // The status line is drawn, the cursor hidden.
         #expect(terminal.output.contains("\u{1B}[?25l"))
         kill(process.processIdentifier, signal)

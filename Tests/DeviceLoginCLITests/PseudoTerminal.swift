@@ -13,7 +13,7 @@ import Darwin
 /// ```swift
 /// let terminal = try PseudoTerminal()
 /// let process = try terminal.start(BinaryHarness.binary, ["demo"], environment: [:])
-/// #expect(terminal.wait(for: "Waiting for approval", seconds: 20))
+/// #expect(await terminal.wait(for: "Waiting for approval", seconds: 20))
 /// kill(process.processIdentifier, SIGTERM)
 /// ```
 final class PseudoTerminal: @unchecked Sendable {
@@ -103,12 +103,13 @@ final class PseudoTerminal: @unchecked Sendable {
     /// Everything written so far, as text.
     var output: String { String(decoding: received.withLock { $0 }, as: UTF8.self) }
 
-    /// Waits until the output contains `text`; returns whether it did within `seconds`.
-    func wait(for text: String, seconds: Double) -> Bool {
+    /// Waits until the output contains `text`; returns whether it did within `seconds`. Sleeps between looks,
+    /// so that no thread of the cooperative pool is held.
+    func wait(for text: String, seconds: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if output.contains(text) { return true }
-            usleep(20_000)
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return output.contains(text)
     }

@@ -50,20 +50,29 @@ struct ResultSinkTests {
         defer { close(reader) }
         _ = fcntl(writer, F_SETFL, fcntl(writer, F_GETFL) | O_NONBLOCK)
         let text = String(repeating: "0123456789abcdef", count: 65_536)
-        let received = Task.detached { () -> Int in
-            var total = 0
+        // Both ends block, so both run on Dispatch threads, not on the cooperative pool: a slow reader, and a
+        // writer that has to wait for room.
+        let group = DispatchGroup()
+        let received = Locked(0)
+        DispatchQueue.global().async(group: group) {
             var buffer = [UInt8](repeating: 0, count: 8192)
             while true {
                 let count = read(reader, &buffer, buffer.count)
-                if count <= 0 { return total }
-                total += count
+                if count <= 0 { return }
+                received.withLock { $0 += count }
                 usleep(100)
             }
         }
-        let written = Result { () throws(ResultSink.WriteError) in try ResultSink.fileDescriptor(writer).write(text) }
-        close(writer)
-        try written.get()
-        #expect(await received.value == text.utf8.count)
+        let written = Locked<Result<Void, ResultSink.WriteError>>(.success(()))
+        DispatchQueue.global().async(group: group) {
+            let sink = ResultSink.fileDescriptor(writer)
+            let result = Result { () throws(ResultSink.WriteError) in try sink.write(text) }
+            written.withLock { $0 = result }
+            close(writer)
+        }
+        await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
+        try written.withLock { $0 }.get()
+        #expect(received.withLock { $0 } == text.utf8.count)
     }
 
     @Test("the buffer keeps what was written; a failing sink fails every write")
