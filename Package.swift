@@ -25,10 +25,13 @@ let package = Package(
             providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
         ),
 
+        // Typed wrappers of prctl(2), which is variadic (Swift cannot call it), for ProcessHardening.
+        .target(name: "CProcessHardening"),
+
         // Core: protocol values, discovery, the RFC 8628 engine, token state, transports.
         .target(
             name: "DeviceLogin",
-            dependencies: [.target(name: "CCurl", condition: .when(platforms: [.linux]))]
+            dependencies: [.target(name: "CCurl", condition: .when(platforms: [.linux])), "CProcessHardening"]
         ),
         // Terminal rendering: sanitiser, QR matrix, prompt renderer.
         .target(name: "DeviceLoginTerminal", dependencies: ["DeviceLogin", "CQRencode"]),
@@ -54,8 +57,11 @@ let package = Package(
             name: "DeviceLoginTests",
             dependencies: ["DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport", "StoreCrashHelper"]
         ),
-        // A process for FileTokenStore's crash-safety and cross-process lock tests (killed with SIGKILL).
-        .executableTarget(name: "StoreCrashHelper", dependencies: ["DeviceLogin"], path: "Tests/StoreCrashHelper"),
+        // A process for FileTokenStore's crash-safety and cross-process lock tests (killed with SIGKILL), and for
+        // ProcessHardening, which changes the process it runs in.
+        .executableTarget(
+            name: "StoreCrashHelper", dependencies: ["DeviceLogin", "CProcessHardening"], path: "Tests/StoreCrashHelper"
+        ),
         .testTarget(
             name: "DeviceLoginTerminalTests",
             dependencies: ["DeviceLoginTerminal", "DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport"],

@@ -37,8 +37,8 @@ for target in DeviceLoginTerminal DeviceLoginTesting; do
         || { tail -30 "$build.log" >&2; echo "fuzz.sh: building $target failed" >&2; exit 1; }
 done
 modules="$build/debug/Modules"
-objects=("$build"/debug/DeviceLogin.build/*.o "$build"/debug/DeviceLoginTerminal.build/*.o
-    "$build"/debug/DeviceLoginTesting.build/*.o)
+objects=("$build"/debug/DeviceLogin.build/*.o "$build"/debug/CProcessHardening.build/*.o
+    "$build"/debug/DeviceLoginTerminal.build/*.o "$build"/debug/DeviceLoginTesting.build/*.o)
 libs=$(pkg-config --libs libcurl libqrencode)
 
 failed=0
@@ -48,6 +48,7 @@ for name in "${targets[@]}"; do
     exe="$build/fuzz-$name"
     # shellcheck disable=SC2086
     swiftc -sanitize=fuzzer,address -parse-as-library -I "$modules" -I Sources/CCurl -I Sources/CQRencode \
+        -I Sources/CProcessHardening/include \
         "$src" "${objects[@]}" $libs -o "$exe" 2>"$build/$name-link.log" \
         || { grep -v 'Cannot export local symbol' "$build/$name-link.log" >&2; exit 1; }
     corpus="$build/corpus/$name"

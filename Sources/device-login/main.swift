@@ -2,4 +2,4 @@ import DeviceLoginCLI
 
 // The binary users install: the CLI's commands, with `demo` handing over to device-login-demo (DemoLauncher), so
 // that this binary links no testing kit.
-await CLIProcess.run(CLI.commands)
+CLIProcess.main(CLI.commands)

@@ -1,6 +1,5 @@
 import DeviceLoginTestSupport
 import Foundation
-import Synchronization
 
 /// Runs the built `device-login` binary (beside the test bundle) as a separate process.
 enum BinaryHarness {
@@ -20,18 +19,9 @@ enum BinaryHarness {
     static func start(
         _ arguments: [String], environment: [String: String], executable: URL = binary
     ) throws -> Running {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEVICE_LOGIN_") }
-        merged.merge(environment) { $1 }
-        process.environment = merged
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let (process, out, err) = try ChildProcess.start(
+            executable, arguments, environment: ChildProcess.environment(environment, droppingPrefix: "DEVICE_LOGIN_")
+        )
         return Running(process: process, out: out, err: err)
     }
 
@@ -55,26 +45,12 @@ enum BinaryHarness {
 
         /// Reads both streams to the end (off the cooperative pool) and waits for the exit status.
         func finish() async throws -> Run {
-            try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async {
-                    let group = DispatchGroup()
-                    let stderr = Mutex(Data())
-                    group.enter()
-                    DispatchQueue.global().async {
-                        let data = self.err.fileHandleForReading.readDataToEndOfFile()
-                        stderr.withLock { $0 = data }
-                        group.leave()
-                    }
-                    let stdout = self.out.fileHandleForReading.readDataToEndOfFile()
-                    group.wait()
-                    self.process.waitUntilExit()
-                    continuation.resume(returning: Run(
-                        status: self.process.terminationStatus,
-                        stdout: String(decoding: stdout, as: UTF8.self),
-                        stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self)
-                    ))
-                }
-            }
+            let result = await ChildProcess.finish(process, stdout: out, stderr: err)
+            return Run(
+                status: result.status,
+                stdout: String(decoding: result.stdout, as: UTF8.self),
+                stderr: String(decoding: result.stderr, as: UTF8.self)
+            )
         }
     }
 

@@ -7,8 +7,10 @@ import Testing
 /// Runs the CLI in-process with captured streams.
 struct CLIHarness {
     static func run(_ arguments: [String], environment: [String: String] = [:],
-                    transport: (any HTTPTransport)? = nil) async -> (code: ExitCode, stdout: String, stderr: String) {
-        let (context, stdout, stderr) = context(environment: environment, transport: transport)
+                    transport: (any HTTPTransport)? = nil, stdout failing: ResultSink? = nil)
+        async -> (code: ExitCode, stdout: String, stderr: String) {
+        var (context, stdout, stderr) = context(environment: environment, transport: transport)
+        if let failing { context.stdout = failing }
         let code = await CLI.run(arguments, context: context)
         return (code, stdout(), stderr())
     }
@@ -16,7 +18,7 @@ struct CLIHarness {
     /// A context over buffers (not a terminal), with what was written to each.
     static func context(environment: [String: String] = [:], transport: (any HTTPTransport)? = nil)
         -> (context: CLIContext, stdout: @Sendable () -> String, stderr: @Sendable () -> String) {
-        let out = TextSink.buffer()
+        let out = ResultSink.buffer()
         let err = TextSink.buffer()
         let context = CLIContext(
             environment: environment, stdout: out.sink, stderr: err.sink,

@@ -37,13 +37,13 @@ struct DemoOptionsTests {
     @Test("the sign-in is the one `login --issuer I --client-id C --no-store` makes, with --qr and --json", arguments: [
         [], ["--qr", "never"], ["--json"], ["--qr", "always", "--json"],
     ])
-    func signIn(words: [String]) throws {
+    func signIn(words: [String]) async throws {
         let demo = try options(words).signIn(issuer: "http://127.0.0.1:8080", clientID: "test-client")
         let login = try ArgumentParser.parse(
             ["--issuer", "http://127.0.0.1:8080", "--client-id", "test-client", "--no-store"] + words,
             options: LoginSettings.options, command: "login"
         )
-        #expect(demo == (try LoginSettings.parse(login)))
+        #expect(demo == (try await LoginSettings.parse(login)))
         #expect(!demo.store)
         #expect(demo.client == ClientConfiguration(clientID: "test-client"))
     }

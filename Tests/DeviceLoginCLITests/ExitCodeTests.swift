@@ -1,4 +1,9 @@
 import DeviceLogin
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Testing
 @testable import DeviceLoginCLI
 
@@ -12,7 +17,7 @@ struct ExitCodeTests {
         (.invalidResponse, .protocolError),
         (.sessionEnded, .notSignedIn),
         (.noSession, .notSignedIn),
-        (.storage, .storage),
+        (.storage, .ioError),
         (.configuration, .configuration),
         (.insecureEndpoint, .configuration),
         (.discovery, .configuration),
@@ -33,5 +38,14 @@ struct ExitCodeTests {
         #expect(Set(values).count == values.count)
         #expect(ExitCode.usage.rawValue == 64)
         #expect(ExitCode.cancelled.rawValue == 130)
+    }
+
+    @Test("a signal's code is 128 + its number; a signal the tool does not handle has none", arguments: [
+        (SIGHUP, ExitCode.hangUp as ExitCode?), (SIGINT, .cancelled), (SIGQUIT, .quit), (SIGTERM, .terminated),
+        (SIGUSR1, nil), (SIGKILL, nil),
+    ])
+    func signals(signal: Int32, expected: ExitCode?) {
+        #expect(ExitCode(stoppedBy: signal) == expected)
+        if let expected { #expect(expected.rawValue == 128 + signal) }
     }
 }

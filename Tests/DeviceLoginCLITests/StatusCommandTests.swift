@@ -29,7 +29,7 @@ struct StatusCommandTests {
             let status = try await BinaryHarness.run(["status"], environment: fixture.environment)
             let statusJSON = try await BinaryHarness.run(["status", "--json"], environment: fixture.environment)
             // 0 while the store keeps the value as it is; 74 once it refuses such a file as corrupt. Never a signal.
-            let allowed: Set<Int32> = [ExitCode.success.rawValue, ExitCode.storage.rawValue]
+            let allowed: Set<Int32> = [ExitCode.success.rawValue, ExitCode.ioError.rawValue]
             #expect(allowed.contains(status.status), "status with expires_at \(seconds): \(status.stderr)")
             #expect(allowed.contains(statusJSON.status), "status --json with \(seconds): \(statusJSON.stderr)")
             if status.status == 0 {

@@ -10,11 +10,14 @@ struct TokenCommandTests {
     private let clock = ManualClock()
 
     /// Signs in through the library and saves the profile in `home`, the way `login` does.
-    private func signIn(_ server: LoopbackServer, model: MockAuthorizationServer, home: URL, profile: String)
-        async throws -> TokenResponse {
+    private func signIn(
+        _ server: LoopbackServer, model: MockAuthorizationServer, home: URL, profile: String,
+        client: ClientConfiguration = ClientConfiguration(
+            clientID: MockAuthorizationServer.Configuration.defaultClientID
+        )
+    ) async throws -> TokenResponse {
         let transport = CurlTransport()
         let endpoints = try model.endpoints()
-        let client = ClientConfiguration(clientID: MockAuthorizationServer.Configuration.defaultClientID)
         let flow = DeviceFlow(endpoints: endpoints, client: client, transport: transport, clock: clock)
         let authorization = try await flow.requestAuthorization()
         #expect(model.approve(deviceCode: authorization.response.deviceCode))
@@ -155,6 +158,47 @@ struct TokenCommandTests {
             #expect(result.stderr.contains("sign in again"))
             let record = try await FileTokenStore(directory: home.path).load(profile: "default")
             #expect(record?.tokens == nil)
+        }
+    }
+
+    @Test("a confidential client's refresh: the secret from a file, stdin, the environment, or an argument (warned)")
+    func clientSecrets() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let secret = "s3cret:&"
+        let model = model()
+        model.configure { $0.clients = [.init(id: "conf", authentication: .clientSecretBasic(secret: secret))] }
+        let secretFile = home.appendingPathComponent("client-secret")
+        try Data((secret + "\n").utf8).write(to: secretFile)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretFile.path)
+        let warning = "device-login: warning: --client-secret on the command line is visible to other users in ps; "
+            + "use --client-secret-file or --client-secret - (stdin)\n"
+        try await LoopbackServer.withRunning(model: model) { server in
+            let client = ClientConfiguration(clientID: "conf", authentication: .clientSecretBasic(secret: secret))
+            _ = try await signIn(server, model: model, home: home, profile: "default", client: client)
+            let environment = ["DEVICE_LOGIN_HOME": home.path]
+            let ways: [(words: [String], environment: [String: String], input: Data?, stderr: String)] = [
+                (["--client-secret-file", secretFile.path], [:], nil, ""),
+                (["--client-secret", "-"], [:], Data((secret + "\n").utf8), ""),
+                ([], ["DEVICE_LOGIN_CLIENT_SECRET": secret], nil, ""),
+                (["--client-secret", secret], [:], nil, warning),
+            ]
+            for (number, way) in ways.enumerated() {
+                try await expire(profile: "default", home: home)
+                let result = try await ProcessHarness.run(
+                    ["token"] + way.words, environment: environment.merging(way.environment) { $1 }, input: way.input
+                )
+                #expect(result.status == 0, "\(way.words): \(result.stderr)")
+                #expect(result.stderr == way.stderr)
+                #expect(model.refreshRequestCount == number + 1)
+            }
+            // No secret where the profile needs one: a configuration error before any request.
+            try await expire(profile: "default", home: home)
+            let missing = try await ProcessHarness.run(["token", "--client-secret", "-"], environment: environment,
+                                                       input: Data())
+            #expect(missing.status == 78)
+            #expect(missing.stderr == "device-login: the client secret from standard input is empty\n")
+            #expect(model.refreshRequestCount == ways.count)
         }
     }
 }

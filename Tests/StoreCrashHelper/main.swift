@@ -4,6 +4,16 @@
 //       Saves records numbered first, first+1, ... forever; prints "ready" after the first save.
 //   StoreCrashHelper increment <directory> <profile> <times>
 //       Adds one to the counter record <times> times, each read-modify-write inside withExclusiveAccess.
+//
+// And for ProcessHardening, which must not be tried in the test runner itself:
+//
+//   StoreCrashHelper hardening
+//       Prints the core file limits and the dumpable attribute as the kernel reports them ("core SOFT HARD" and
+//       "dumpable N", -1 where there is none), applies ProcessHardening, and prints them again.
+//   StoreCrashHelper crash [hardened]
+//       Holds a secret in memory and crashes on an index out of range; "hardened" applies ProcessHardening and
+//       removes the runtime's crash handlers first.
+import CProcessHardening
 import DeviceLogin
 import Foundation
 
@@ -29,7 +39,44 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+/// Prints what the kernel says about core files and dumpability, under `label`.
+func printHardening(_ label: String) {
+    var limit = rlimit()
+    #if canImport(Glibc)
+    let status = getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
+    #else
+    let status = getrlimit(RLIMIT_CORE, &limit)
+    #endif
+    let core = status == 0 ? "\(limit.rlim_cur) \(limit.rlim_max)" : "unknown"
+    print("\(label) core \(core)")
+    print("\(label) dumpable \(dl_get_dumpable())")
+}
+
+/// Crashes with a secret in memory, so that a crash report that dumps memory could show it.
+func crash(hardened: Bool) -> Never {
+    if hardened {
+        ProcessHardening.apply()
+        ProcessHardening.removeCrashHandlers()
+    }
+    let secret = Array("SECRET-" + String(repeating: "s", count: 64))
+    let index = secret.count + Int(getpid() % 2) + 1
+    FileHandle.standardOutput.write(Data("crashing\n".utf8))
+    print(secret[index])
+    exit(0)
+}
+
 let arguments = CommandLine.arguments
+switch arguments.dropFirst().first {
+case "hardening":
+    printHardening("before")
+    ProcessHardening.apply()
+    printHardening("after")
+    exit(0)
+case "crash":
+    crash(hardened: arguments.dropFirst(2).first == "hardened")
+default:
+    break
+}
 guard arguments.count == 5, let number = Int(arguments[4]) else {
     fail("usage: StoreCrashHelper write-loop|increment <directory> <profile> <number>")
 }

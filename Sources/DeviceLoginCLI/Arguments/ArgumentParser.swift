@@ -104,6 +104,7 @@ enum ArgumentParser {
             } else if !raw.isEmpty {
                 parsed.append(raw, for: spec.name)
             }
+            if parsed.has(spec.name) { parsed.markFromEnvironment(spec.name) }
         }
     }
 }

@@ -29,14 +29,11 @@ package enum CLI {
                     return usageError(UsageError("unknown command '\(arguments[1])'"), context: context,
                                       commands: commands)
                 }
-                context.stdout.write(HelpText.command(command))
-                return .success
+                return emit(HelpText.command(command), context: context)
             }
-            context.stdout.write(HelpText.tool(commands))
-            return .success
+            return emit(HelpText.tool(commands), context: context)
         case "--version", "-V", "version":
-            context.stdout.line("device-login \(DeviceLoginVersion.string)")
-            return .success
+            return emit("device-login \(DeviceLoginVersion.string)\n", context: context)
         default:
             break
         }
@@ -46,8 +43,7 @@ package enum CLI {
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
-            context.stdout.write(HelpText.command(command))
-            return .success
+            return emit(HelpText.command(command), context: context)
         }
         do {
             let options = try ArgumentParser.parse(
@@ -61,6 +57,8 @@ package enum CLI {
         } catch let error as DeviceLoginError {
             context.report(error)
             return ExitCode(error)
+        } catch let error as ResultSink.WriteError {
+            return unwritten(error, context: context)
         } catch is CancellationError {
             context.stderr.line("device-login: cancelled")
             return .cancelled
@@ -68,6 +66,23 @@ package enum CLI {
             context.stderr.line("device-login: " + TerminalText.clean(String(describing: error)))
             return .failure
         }
+    }
+
+    /// Writes a result that is all the command does (help, the version).
+    /// - Returns: ``ExitCode/success``, or ``ExitCode/ioError`` when it could not be written.
+    private static func emit(_ text: String, context: CLIContext) -> ExitCode {
+        do throws(ResultSink.WriteError) {
+            try context.stdout.write(text)
+            return .success
+        } catch {
+            return unwritten(error, context: context)
+        }
+    }
+
+    /// Says on stderr that the result could not be written; returns ``ExitCode/ioError``.
+    static func unwritten(_ error: ResultSink.WriteError, context: CLIContext) -> ExitCode {
+        context.report(error.message)
+        return .ioError
     }
 
     /// Prints a one-line usage error and where to find help; returns ``ExitCode/usage``.

@@ -61,7 +61,7 @@ package enum DemoCommand {
             }
             defer { group.cancelAll() }
             if options.serve {
-                context.stdout.line(server.issuer)
+                try context.stdout.line(server.issuer)
                 context.stderr.line("Demo authorization server at \(server.issuer) (client ID "
                     + "\(server.clientID)). Ctrl-C stops it.")
                 _ = try await group.next()

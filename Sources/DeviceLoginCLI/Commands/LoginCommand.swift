@@ -22,7 +22,8 @@ enum LoginCommand {
               device-login login --issuer https://auth.example.com --client-id my-device-app
             """,
         run: { options, context in
-            let settings = try LoginSettings.parse(options)
+            let settings = try await LoginSettings.parse(options)
+            for warning in settings.warnings { context.stderr.line("device-login: warning: " + warning) }
             let transport = context.makeTransport(TransportOptions(caFile: settings.caFile))
             return try await perform(settings, transport: transport, context: context)
         }
@@ -48,10 +49,22 @@ enum LoginCommand {
             try await state.store(result.response)
             savedTo = try store.filePath(profile: settings.profile)
         }
-        if settings.json {
-            context.stdout.line(try TokenOutput.json(result.response, receivedAt: result.receivedAt))
-        } else {
-            context.stdout.line(summary(result, settings: settings))
+        let output = settings.json
+            ? try TokenOutput.json(result.response, receivedAt: result.receivedAt)
+            : summary(result, settings: settings)
+        do throws(ResultSink.WriteError) {
+            try context.stdout.line(output)
+        } catch {
+            // The only copy of the tokens may be the one that was just lost: say where they are, if anywhere.
+            let code = CLI.unwritten(error, context: context)
+            if let savedTo {
+                context.stderr.line("The tokens are saved in profile '\(settings.profile)' (\(savedTo)): "
+                    + "`device-login token --profile \(settings.profile)` prints the access token.")
+            } else {
+                context.stderr.line("The tokens were not saved anywhere (nothing is stored), so they are lost: "
+                    + "sign in again.")
+            }
+            return code
         }
         if let savedTo {
             context.stderr.line("Saved to profile '\(settings.profile)' (\(savedTo)).")

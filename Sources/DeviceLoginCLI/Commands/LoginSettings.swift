@@ -6,7 +6,8 @@ import Foundation
 import DeviceLogin
 import DeviceLoginTerminal
 
-/// The `login` options turned into library values: pure, so every rule is tested without a network.
+/// The `login` options turned into library values: pure but for reading a client secret from a file or stdin
+/// (through a ``ClientSecretOption/Input`` that tests replace), so every rule is tested without a network.
 struct LoginSettings: Sendable, Equatable {
     var issuer: String?
     var client: ClientConfiguration
@@ -20,12 +21,14 @@ struct LoginSettings: Sendable, Equatable {
     var store = true
     var storeSecret = false
     var profile = Profile.defaultName
+    /// What to tell the user before signing in: a client secret given where others can see it.
+    var warnings: [String] = []
 
     /// The option table of `login` (also used by `demo` for the options that make sense there).
     static let options: [OptionSpec] = [
         .value("issuer", "URL", "The authorization server's issuer; endpoints are discovered from it."),
         .value("client-id", "ID", "The client ID registered with the server."),
-        .value("client-secret", "SECRET", "The client secret, for confidential clients (sent with HTTP Basic)."),
+    ] + ClientSecretOption.options("The client secret, for confidential clients (sent with HTTP Basic).") + [
         .value("client-auth", "METHOD", "How to send the secret: basic (default) or post."),
         .list("scope", "SCOPE", "A scope to ask for; repeat it or give a space-separated list."
             + " Default for OpenID providers: openid profile offline_access."),
@@ -46,9 +49,13 @@ struct LoginSettings: Sendable, Equatable {
     ]
 
     /// Reads the settings.
+    /// - Parameter secrets: Where `--client-secret -` and `--client-secret-file` are read from.
     /// - Throws: ``UsageError`` naming the option at fault; ``DeviceLoginError`` with code
-    ///   ``DeviceLoginError/Code/configuration`` for a `--header` device-login does not send (``header(_:command:)``).
-    static func parse(_ options: ParsedOptions, command: String = "login") throws -> LoginSettings {
+    ///   ``DeviceLoginError/Code/configuration`` for a `--header` device-login does not send (``header(_:command:)``),
+    ///   or for a client secret that cannot be read or is not one (``ClientSecretOption/read(_:command:input:)``).
+    static func parse(
+        _ options: ParsedOptions, command: String = "login", secrets: ClientSecretOption.Input = .system
+    ) async throws -> LoginSettings {
         func url(_ name: String) throws -> URL? {
             guard let text = options.value(name) else { return nil }
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
@@ -68,13 +75,6 @@ struct LoginSettings: Sendable, Equatable {
             throw UsageError(
                 "give --issuer, or both --device-authorization-endpoint and --token-endpoint", command: command
             )
-        }
-        let authentication: ClientAuthentication
-        switch (options.value("client-secret"), options.value("client-auth") ?? "basic") {
-        case (nil, _): authentication = .none
-        case (let secret?, "basic"): authentication = .clientSecretBasic(secret: secret)
-        case (let secret?, "post"): authentication = .clientSecretPost(secret: secret)
-        case (_, let other): throw UsageError("--client-auth must be basic or post, not '\(other)'", command: command)
         }
         var parameters: [FormParameter] = []
         for pair in options.list("param") {
@@ -97,6 +97,15 @@ struct LoginSettings: Sendable, Equatable {
         let scopeWords = options.list("scope").flatMap { $0.split(separator: " ").map(String.init) }
         let qr = try qrMode(options, command: command)
         let profile = options.value("profile") ?? "default"
+        // Last, once every other option is known to be good: this may read a file or standard input.
+        let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
+        let authentication: ClientAuthentication
+        switch (secret?.value, options.value("client-auth") ?? "basic") {
+        case (nil, _): authentication = .none
+        case (let secret?, "basic"): authentication = .clientSecretBasic(secret: secret)
+        case (let secret?, "post"): authentication = .clientSecretPost(secret: secret)
+        case (_, let other): throw UsageError("--client-auth must be basic or post, not '\(other)'", command: command)
+        }
         return LoginSettings(
             issuer: issuer,
             client: ClientConfiguration(
@@ -108,7 +117,8 @@ struct LoginSettings: Sendable, Equatable {
             deviceAuthorizationEndpoint: device, tokenEndpoint: token,
             revocationEndpoint: try url("revocation-endpoint"), userinfoEndpoint: try url("userinfo-endpoint"),
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
-            store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile
+            store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
+            warnings: secret?.warnings ?? []
         )
     }
 

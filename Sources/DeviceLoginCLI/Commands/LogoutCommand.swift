@@ -17,7 +17,7 @@ enum LogoutCommand {
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        let session = try await SessionContext.open(options, context: context)
+        let session = try await SessionContext.open(options, command: "logout", context: context)
         let name = session.record.profile.name
         var exit = ExitCode.success
         if options.flag("local") {
@@ -40,7 +40,7 @@ enum LogoutCommand {
             }
         }
         try await session.store.remove(profile: name)
-        context.stdout.line("Signed out of profile '\(name)'" + (options.flag("local") ? " (locally)." : "."))
+        try context.stdout.line("Signed out of profile '\(name)'" + (options.flag("local") ? " (locally)." : "."))
         return exit
     }
 }

@@ -10,7 +10,7 @@ struct SessionContext: Sendable {
     /// Options every session command takes.
     static let commonOptions: [OptionSpec] = [
         .value("profile", "NAME", "The profile to use (default: default)."),
-        .value("client-secret", "SECRET", "The client secret, when the profile does not store it."),
+    ] + ClientSecretOption.options("The client secret, when the profile does not store it.") + [
         .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's."),
     ]
 
@@ -18,10 +18,12 @@ struct SessionContext: Sendable {
     let record: ProfileRecord
     let state: TokenState
 
-    /// Opens the profile named by `--profile` (default `default`).
+    /// Opens the profile named by `--profile` (default `default`) for `command`.
     /// - Throws: ``DeviceLoginError`` with ``DeviceLoginError/Code/noSession`` when the profile was never saved;
-    ///   storage errors as the store gives them.
-    static func open(_ options: ParsedOptions, context: CLIContext) async throws -> SessionContext {
+    ///   storage errors as the store gives them; a client secret's errors (``ClientSecretOption``).
+    static func open(_ options: ParsedOptions, command: String, context: CLIContext) async throws -> SessionContext {
+        let secret = try await ClientSecretOption.read(options, command: command)
+        for warning in secret?.warnings ?? [] { context.stderr.line("device-login: warning: " + warning) }
         let name = options.value("profile") ?? Profile.defaultName
         try Profile.validate(name: name)
         let store = try FileTokenStore(environment: context.environment, clock: context.clock)
@@ -35,7 +37,7 @@ struct SessionContext: Sendable {
         if let tokens = record.tokens {
             context.trace("session", "access token " + StatusCommand.expiryText(tokens.expiresAt, now: context.now()))
         }
-        let client = try record.profile.clientConfiguration(secret: options.value("client-secret"))
+        let client = try record.profile.clientConfiguration(secret: secret?.value)
         let transport = context.makeTransport(TransportOptions(caFile: options.value("ca-file")))
         let state = TokenState(
             record: record, client: client, store: store, transport: transport, clock: context.clock,

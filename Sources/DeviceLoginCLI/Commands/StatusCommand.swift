@@ -28,9 +28,9 @@ enum StatusCommand {
         let others = try await store.profileNames().filter { $0 != name }
         let report = Report(name: name, path: path, record: record, now: context.now(), others: others)
         if options.flag("json") {
-            context.stdout.line(try TokenOutput.encode(report.json))
+            try context.stdout.line(try TokenOutput.encode(report.json))
         } else {
-            for line in report.lines { context.stdout.line(line) }
+            for line in report.lines { try context.stdout.line(line) }
         }
         return report.signedIn ? .success : .notSignedIn
     }

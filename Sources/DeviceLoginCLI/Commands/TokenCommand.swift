@@ -33,7 +33,7 @@ enum TokenCommand {
             }
             minimumTTL = .seconds(seconds)
         }
-        let session = try await SessionContext.open(options, context: context)
+        let session = try await SessionContext.open(options, command: "token", context: context)
         let token: String
         if let resource = options.value("resource") {
             token = try await session.state.freshAccessToken(for: resource, minimumTTL: minimumTTL)
@@ -41,7 +41,7 @@ enum TokenCommand {
             token = try await session.state.freshAccessToken(minimumTTL: minimumTTL)
         }
         guard options.flag("json") else {
-            context.stdout.line(token)
+            try context.stdout.line(token)
             return .success
         }
         let tokens = await session.state.tokens
@@ -56,7 +56,7 @@ enum TokenCommand {
             if let expiry = tokens.expiresAt { object["expires_at"] = .string(TokenOutput.timestamp(expiry)) }
             if let scope = tokens.scope { object["scope"] = .string(scope) }
         }
-        context.stdout.line(try TokenOutput.encode(object))
+        try context.stdout.line(try TokenOutput.encode(object))
         return .success
     }
 }

@@ -11,14 +11,14 @@ enum UserinfoCommand {
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        let session = try await SessionContext.open(options, context: context)
+        let session = try await SessionContext.open(options, command: "userinfo", context: context)
         let info = try await session.state.userInfo()
         let object = info.jsonObject
         if options.flag("json") {
-            context.stdout.line(try TokenOutput.encode(object))
+            try context.stdout.line(try TokenOutput.encode(object))
             return .success
         }
-        for line in lines(object) { context.stdout.line(line) }
+        for line in lines(object) { try context.stdout.line(line) }
         return .success
     }
 

@@ -11,8 +11,8 @@ import DeviceLoginTerminal
 struct CLIContext: Sendable {
     /// The process environment (or a test's).
     var environment: [String: String]
-    /// Standard output: results only (a token, JSON), so pipes get nothing else.
-    var stdout: TextSink
+    /// Standard output: results only (a token, JSON), so pipes get nothing else; a failed write throws.
+    var stdout: ResultSink
     /// Standard error: the prompt, progress and errors.
     var stderr: TextSink
     /// What the terminal behind stderr can show.

@@ -8,35 +8,80 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import DeviceLogin
 import DeviceLoginTerminal
 
-/// The process shell around ``CLI/run(_:context:commands:)``: real streams, real time, the default transport, and
-/// Ctrl-C. The only code that touches the real process; each executable's `main.swift` is one call to it.
+/// The process shell around ``CLI/run(_:context:commands:)``: a hardened process, real streams, real time, the
+/// default transport, and the signals that end it (``InterruptHandler``). The only code that touches the real
+/// process; each executable's `main.swift` is one call to ``main(_:)``.
 package enum CLIProcess {
     /// Runs the tool with the process's arguments and exits with its exit code.
+    ///
+    /// Call it synchronously, as the only statement of `main.swift` (no `await` there): its first statements must
+    /// run before the concurrency runtime opens its own descriptors, or a closed standard output would already
+    /// be one of them.
     /// - Parameter commands: The command table: ``CLI/commands``, or one whose `demo` runs the server.
-    package static func run(_ commands: [CommandSpec]) async -> Never {
+    package static func main(_ commands: [CommandSpec]) -> Never {
+        // Before any secret is read: no core file, not dumpable (issue 8, "a hardened process").
+        let hardening = ProcessHardening.apply()
+        let closed = reserveStandardDescriptors()
         let environment = ProcessInfo.processInfo.environment
+        if !keepsRuntimeCrashReports(environment: environment) {
+            ProcessHardening.removeCrashHandlers()
+        }
+        signal(SIGPIPE, SIG_IGN)
+
         let terminal = TerminalCapabilities.detect(fileDescriptor: 2, environment: environment)
         let context = CLIContext(
             environment: environment,
-            stdout: .fileDescriptor(1),
+            stdout: closed.contains(1) ? .failing(EBADF) : .fileDescriptor(1),
             stderr: .fileDescriptor(2),
             terminal: terminal,
             makeTransport: { DefaultTransport.make(options: $0) },
             clock: SystemTime.clock,
             now: SystemTime.now
         )
+        if !hardening.isHardened {
+            context.stderr.line("device-login: warning: could not keep the process's memory out of core files ("
+                + hardening.description + ")")
+        }
 
-        signal(SIGPIPE, SIG_IGN)
+        // Signals are handled before the work starts, so none arrives in between with its default action.
+        let signals = InterruptHandler(stderr: context.stderr, allowsEscapes: terminal.allowsEscapes)
         let arguments = Array(CommandLine.arguments.dropFirst())
         let work = Task { await CLI.run(arguments, context: context, commands: commands) }
+        signals.cancel(work)
+        Task {
+            let code = await work.value
+            withExtendedLifetime(signals) {
+                exit(InterruptHandler.exitCode(code, stoppedBy: signals.receivedSignal).rawValue)
+            }
+        }
+        dispatchMain()
+    }
 
-        let interrupts = InterruptHandler(
-            cancelling: work, stderr: context.stderr, allowsEscapes: terminal.allowsEscapes
-        )
-        let code = await work.value
-        withExtendedLifetime(interrupts) { exit(code.rawValue) }
+    /// Whether to leave the Swift runtime's crash reports on: only when `SWIFT_BACKTRACE` asks for them. By
+    /// default a crash prints no registers and no memory (``ProcessHardening/removeCrashHandlers()``).
+    static func keepsRuntimeCrashReports(environment: [String: String]) -> Bool {
+        environment["SWIFT_BACKTRACE"] != nil
+    }
+
+    /// Opens `/dev/null` on each of descriptors 0, 1 and 2 that the process started without, so that nothing
+    /// opened later (a profile, its lock, a socket) becomes "standard output" and receives a token.
+    ///
+    /// The descriptors are close-on-exec: `demo` hands over to `device-login-demo`, which must find them closed
+    /// too.
+    /// - Returns: The descriptors that were closed.
+    static func reserveStandardDescriptors() -> Set<Int32> {
+        var closed: Set<Int32> = []
+        for descriptor: Int32 in 0...2 {
+            guard fcntl(descriptor, F_GETFD) < 0, errno == EBADF else { continue }
+            closed.insert(descriptor)
+            // `open` takes the lowest free descriptor, which is this one: those below it are open by now.
+            let opened = open("/dev/null", (descriptor == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC)
+            if opened >= 0, opened != descriptor { close(opened) }
+        }
+        return closed
     }
 }

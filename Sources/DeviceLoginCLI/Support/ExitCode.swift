@@ -1,6 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import DeviceLogin
 
-/// The tool's exit codes, after BSD sysexits where one fits. Documented in `--help` and docs/cli.md.
+/// The tool's exit codes, after BSD sysexits where one fits, and 128 + N for signal N. Documented in `--help` and
+/// docs/cli.md.
 enum ExitCode: Int32, CaseIterable, Sendable {
     /// Success.
     case success = 0
@@ -14,16 +20,22 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case expired = 66
     /// The network or the server failed (EX_UNAVAILABLE).
     case unavailable = 69
-    /// Token storage failed (EX_IOERR).
-    case storage = 74
+    /// Input or output failed (EX_IOERR): token storage, or writing the result to standard output.
+    case ioError = 74
     /// The server answered with an error or something that is not OAuth (EX_PROTOCOL).
     case protocolError = 76
     /// Not signed in, or the session ended: sign in again (EX_NOPERM).
     case notSignedIn = 77
     /// The configuration is wrong: issuer, endpoints, HTTPS policy (EX_CONFIG).
     case configuration = 78
+    /// Stopped by SIGHUP: the terminal went away (128 + 1).
+    case hangUp = 129
     /// Cancelled with Ctrl-C (128 + SIGINT).
     case cancelled = 130
+    /// Stopped with Ctrl-\ (128 + SIGQUIT), cleanly: no core file, no crash report.
+    case quit = 131
+    /// Stopped by SIGTERM, which `timeout`, `kill` and service managers send (128 + 15).
+    case terminated = 143
 
     /// The exit code for a library error.
     init(_ error: DeviceLoginError) {
@@ -33,10 +45,22 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .transport: self = .unavailable
         case .oauth, .invalidResponse, .invalidIDToken: self = .protocolError
         case .sessionEnded, .noSession: self = .notSignedIn
-        case .storage: self = .storage
+        case .storage: self = .ioError
         case .discovery: self = error.transportError != nil ? .unavailable : .configuration
         case .insecureEndpoint, .configuration: self = .configuration
         default: self = .failure
+        }
+    }
+
+    /// The exit code of a process that `signal` stopped: 128 + its number, for each signal the tool handles
+    /// (SIGHUP, SIGINT, SIGQUIT, SIGTERM); nil for any other.
+    init?(stoppedBy signal: Int32) {
+        switch signal {
+        case SIGHUP: self = .hangUp
+        case SIGINT: self = .cancelled
+        case SIGQUIT: self = .quit
+        case SIGTERM: self = .terminated
+        default: return nil
         }
     }
 
@@ -49,11 +73,14 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .denied: return "the sign-in request was denied"
         case .expired: return "the code expired before it was approved"
         case .unavailable: return "network or server failure"
-        case .storage: return "token storage failure"
+        case .ioError: return "token storage failure, or the result could not be written to stdout"
         case .protocolError: return "the server answered with an error or an unreadable response"
         case .notSignedIn: return "not signed in, or the session ended: sign in again"
         case .configuration: return "configuration error (issuer, endpoints, HTTPS policy)"
+        case .hangUp: return "stopped by SIGHUP (the terminal closed)"
         case .cancelled: return "cancelled (Ctrl-C)"
+        case .quit: return "stopped with Ctrl-\\ (SIGQUIT)"
+        case .terminated: return "stopped by SIGTERM"
         }
     }
 }

@@ -6,39 +6,86 @@ import Darwin
 import Dispatch
 import DeviceLogin
 
-/// Ctrl-C for the whole process: the first SIGINT cancels the command's task (polling stops with no further
-/// request, the prompt cleans up after itself, the tool exits 130); a second one, should anything hang, restores
-/// the terminal and exits 130 at once.
+/// The signals that end the process — SIGINT (Ctrl-C), SIGTERM (`timeout`, `kill`, service managers), SIGHUP (the
+/// terminal closed) and SIGQUIT (Ctrl-\) — all handled alike.
+///
+/// The first one cancels the command's task: polling stops with no further request, the prompt erases its status
+/// line and shows the cursor again, and the tool exits 128 + N (``exitCode(_:stoppedBy:)``). A second one, or the
+/// first when the task has not ended after ``gracePeriod``, restores the terminal and exits 128 + N at once.
+///
+/// Each signal is received through a Dispatch source. Creating one replaces the signal's handler (libdispatch
+/// installs its own on Linux; the disposition is set to ignore first, which macOS needs), so SIGQUIT no longer
+/// reaches the Swift runtime's crash catcher, which would print a backtrace with registers and memory and let
+/// the process go on polling.
 final class InterruptHandler {
-    private let source: any DispatchSourceSignal
+    /// The signals handled, in the order their sources are made.
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    /// How long the first signal waits for the command to unwind before the process ends anyway.
+    static let gracePeriod: DispatchTimeInterval = .seconds(5)
 
-    /// How many interrupts arrived; shared with the signal handler.
-    private final class Counter: Sendable {
-        let value = Locked(0)
+    private let sources: [any DispatchSourceSignal]
+    private let state = Locked(State())
+
+    /// What the handlers share: the first signal, and the task to cancel.
+    private struct State {
+        var signal: Int32?
+        var task: Task<ExitCode, Never>?
     }
 
-    /// Starts handling SIGINT for `task`.
+    /// Starts handling the signals. A signal that arrives before ``cancel(_:)`` names the task is kept for it.
     /// - Parameters:
-    ///   - task: The command's task, cancelled on the first Ctrl-C.
-    ///   - stderr: Where the last words go.
+    ///   - stderr: Where the last words go when the process has to end at once.
     ///   - allowsEscapes: Whether stderr takes the escapes that show the cursor and reset colours.
-    init(cancelling task: Task<ExitCode, Never>, stderr: TextSink, allowsEscapes: Bool) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let counter = Counter()
-        source.setEventHandler {
-            let seen = counter.value.withLock { value in
-                value += 1
-                return value
+    init(stderr: TextSink, allowsEscapes: Bool) {
+        let state = self.state
+        sources = Self.signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                let (first, task) = state.withLock { state in
+                    let first = state.signal
+                    if first == nil { state.signal = number }
+                    return (first, state.task)
+                }
+                if let first {
+                    Self.stopNow(first, stderr: stderr, allowsEscapes: allowsEscapes)
+                }
+                task?.cancel()
+                DispatchQueue.global().asyncAfter(deadline: .now() + Self.gracePeriod) {
+                    Self.stopNow(number, stderr: stderr, allowsEscapes: allowsEscapes)
+                }
             }
-            if seen == 1 {
-                task.cancel()
-                return
-            }
-            if allowsEscapes { stderr.write("\r\u{1B}[2K\u{1B}[0m\u{1B}[?25h") }
-            stderr.line("device-login: cancelled")
-            _exit(ExitCode.cancelled.rawValue)
+            source.resume()
+            return source
         }
-        source.resume()
+    }
+
+    /// Cancels `task` on the first signal, or at once when one has arrived already.
+    func cancel(_ task: Task<ExitCode, Never>) {
+        let seen = state.withLock { state in
+            state.task = task
+            return state.signal != nil
+        }
+        if seen { task.cancel() }
+    }
+
+    /// The first signal that arrived, if any.
+    var receivedSignal: Int32? { state.withLock { $0.signal } }
+
+    /// The exit code of a command that returned `code` after `signal` arrived (nil: none did).
+    ///
+    /// A command that still succeeded keeps 0 (`demo --serve` stops cleanly; a result written in time stays
+    /// good); any other ending is the signal's: 128 + N.
+    static func exitCode(_ code: ExitCode, stoppedBy signal: Int32?) -> ExitCode {
+        guard let signal, code != .success else { return code }
+        return ExitCode(stoppedBy: signal) ?? code
+    }
+
+    /// Puts the terminal back (erase the line, reset attributes, show the cursor), says so, and ends the process
+    /// with 128 + `signal` without unwinding.
+    private static func stopNow(_ signal: Int32, stderr: TextSink, allowsEscapes: Bool) -> Never {
+        if allowsEscapes { stderr.write("\r\u{1B}[2K\u{1B}[0m\u{1B}[?25h") }
+        stderr.line("device-login: cancelled")
+        _exit(ExitCode(stoppedBy: signal)?.rawValue ?? 128 + signal)
     }
 }
