@@ -306,6 +306,9 @@ public struct FileTokenStore: TokenStore {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
             return Array(try encoder.encode(record)) + [UInt8(ascii: "\n")]
+        } catch EncodingError.invalidValue(_, let context) {
+            // The one value the stored form refuses: a time outside `TokenSet.storedTimes`, named with its field.
+            throw DeviceLoginError(.storage, "could not encode the record for \(path): \(context.debugDescription)")
         } catch {
             throw DeviceLoginError(.storage, "could not encode the record for \(path)")
         }
