@@ -58,18 +58,72 @@ struct TokenCommandTests {
             let running = try (0..<16).map { _ in
                 try BinaryHarness.start(["token", "--profile", "race"], environment: environment)
             }
-            var outputs: [String] = []
-            for process in running {
-                let result = try await process.finish()
-                #expect(result.status == 0, "stderr: \(result.stderr)")
-                outputs.append(result.stdout)
+            try await expectOneRefresh(running, model: model, replacing: first)
+        }
+    }
+
+    /// Waits for the processes: each exits 0, the server saw exactly one refresh, and all printed the one new token.
+    private func expectOneRefresh(
+        _ running: [BinaryHarness.Running], model: MockAuthorizationServer, replacing first: TokenResponse
+    ) async throws {
+        var outputs: [String] = []
+        for process in running {
+            let result = try await process.finish()
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            outputs.append(result.stdout)
+        }
+        #expect(model.refreshRequestCount == 1)
+        #expect(Set(outputs).count == 1)
+        let token = try #require(outputs.first).trimmingCharacters(in: .newlines)
+        #expect(!token.isEmpty)
+        #expect(token != first.accessToken)
+        #expect(model.isValid(accessToken: token))
+    }
+
+    // Issue 8: with --min-ttl beyond the server's token lifetime, each process found the token another had just
+    // refreshed still too short, and refreshed again: N processes, N refreshes in a row.
+    @Test("16 processes with --min-ttl beyond the server's token lifetime: exactly one refresh, 16 identical tokens")
+    func sixteenProcessesWithALongMinimumTTL() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            let first = try await signIn(server, model: model, home: home, profile: "race")
+            let environment = ["DEVICE_LOGIN_HOME": home.path]
+            let arguments = ["token", "--profile", "race", "--min-ttl", "7200"]
+            #expect(model.configuration.accessTokenLifetime < 7200)
+            // Held here until all 16 wait for it, so that every one asked before the one refresh was made.
+            let store = FileTokenStore(directory: home.path)
+            let running = try await store.withExclusiveAccess(profile: "race") {
+                let running = try (0..<16).map { _ in try BinaryHarness.start(arguments, environment: environment) }
+                try await Self.waitUntilOpen(home.appendingPathComponent("race.lock").path, by: running)
+                return running
             }
-            #expect(model.refreshRequestCount == 1)
-            #expect(Set(outputs).count == 1)
-            let token = try #require(outputs.first).trimmingCharacters(in: .newlines)
-            #expect(!token.isEmpty)
-            #expect(token != first.accessToken)
-            #expect(model.isValid(accessToken: token))
+            try await expectOneRefresh(running, model: model, replacing: first)
+        }
+    }
+
+    /// Waits until each process has `path` open (it is waiting for the lock), by its `/proc/PID/fd` links; where
+    /// there is no `/proc`, waits 5 seconds instead.
+    private static func waitUntilOpen(_ path: String, by running: [BinaryHarness.Running]) async throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/fd") else {
+            try await Task.sleep(for: .seconds(5))
+            return
+        }
+        func hasOpen(_ pid: Int32) -> Bool {
+            let directory = "/proc/\(pid)/fd"
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            return entries.contains { entry in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry)) == path
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !running.allSatisfy({ hasOpen($0.process.processIdentifier) }) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("not every process opened \(path) within 60 s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 

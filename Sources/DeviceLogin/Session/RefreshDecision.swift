@@ -118,6 +118,35 @@ enum RefreshDecision: Sendable, Hashable {
         ))
     }
 
+    /// Decides whether tokens another process stored after this call asked for a refresh are the answer, though
+    /// they live less than the caller wanted.
+    ///
+    /// A caller with a `minimumTTL` longer than the server's token lifetime would otherwise refresh again and again
+    /// — N processes, N refreshes in a row — each finding the token just refreshed still too short. A token issued
+    /// after the call began is as long-lived as the server gives: it is used while it is valid and not `rejected`.
+    /// - Parameters:
+    ///   - stored: The tokens in the store, re-read under the profile's lock.
+    ///   - resource: The resource asked for, or nil for the main access token.
+    ///   - askedAt: When the call that needs the refresh began, from the injected `now`.
+    ///   - now: The wall-clock time now.
+    ///   - rejected: An access token a resource server rejected, which is never the answer.
+    /// - Returns: ``useCurrent(_:)`` with `stored` when its token was issued after `askedAt`, is still valid and is
+    ///   not `rejected`; nil when a refresh is still needed.
+    static func issuedSince(
+        stored: TokenSet, resource: String?, askedAt: Date, now: Date, rejecting rejected: String?
+    ) -> RefreshDecision? {
+        let token: (value: String, expiresAt: Date?, issuedAt: Date)
+        if let resource {
+            guard let entry = stored.resourceTokens[resource] else { return nil }
+            token = (entry.accessToken, entry.expiresAt, entry.issuedAt)
+        } else {
+            token = (stored.accessToken, stored.expiresAt, stored.issuedAt)
+        }
+        guard token.issuedAt > askedAt, token.value != rejected, TokenSet.isValid(until: token.expiresAt, after: now)
+        else { return nil }
+        return .useCurrent(stored)
+    }
+
     /// How long a `Retry-After` holds back the next refresh: only with 429 (RFC 6585 §4) or 503 (RFC 9110
     /// §15.6.4), at most ``TokenState/maximumRetryAfter``.
     static func pause(status: Int, retryAfterSeconds: Int?) -> Duration? {

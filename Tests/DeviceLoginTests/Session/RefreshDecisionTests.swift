@@ -244,3 +244,60 @@ struct RefreshDecisionTests {
         #expect(Self.error(decision)?.message.contains(Fixtures.api) == true)
     }
 }
+
+// MARK: - Tokens another process refreshed after this call began (issue 8: N processes, N refreshes)
+
+extension RefreshDecisionTests {
+    /// The call began at `Fixtures.start + 3600`; "now" is 10 s later.
+    static let askedAt = received
+    static let now = received.addingTimeInterval(10)
+
+    @Test("a stored token issued after the call began is the answer while valid and not rejected", arguments: [
+        (1.0, 3600.0, nil as String?, true),
+        (0.001, 3600.0, nil, true),
+        (0.0, 3600.0, nil, false),
+        (-1.0, 3600.0, nil, false),
+        (1.0, 10.0, nil, false),
+        (1.0, 9.0, nil, false),
+        (1.0, 11.0, nil, true),
+        (1.0, 3600.0, "AT-2", false),
+        (1.0, 3600.0, "AT-1", true),
+    ])
+    func issuedSinceTheCallBegan(issuedAfterAsking: TimeInterval, expiresAfterAsking: TimeInterval,
+                                 rejected: String?, adopted: Bool) {
+        var stored = Fixtures.tokens(access: "AT-2", receivedAt: Self.askedAt.addingTimeInterval(issuedAfterAsking))
+        stored.expiresAt = Self.askedAt.addingTimeInterval(expiresAfterAsking)
+        let decision = RefreshDecision.issuedSince(
+            stored: stored, resource: nil, askedAt: Self.askedAt, now: Self.now, rejecting: rejected
+        )
+        #expect(decision == (adopted ? .useCurrent(stored) : nil))
+    }
+
+    @Test("a token of unknown expiry issued after the call began is the answer")
+    func issuedSinceWithoutExpiry() {
+        var stored = Fixtures.tokens(access: "AT-2", receivedAt: Self.askedAt.addingTimeInterval(1))
+        stored.expiresAt = nil
+        #expect(RefreshDecision.issuedSince(
+            stored: stored, resource: nil, askedAt: Self.askedAt, now: Self.now, rejecting: nil
+        ) == .useCurrent(stored))
+    }
+
+    @Test("for a resource, its own token's issue time counts, not the main token's", arguments: [
+        (1.0 as TimeInterval?, -100.0, true),
+        (-1.0, 100.0, false),
+        (nil, 100.0, false),
+    ])
+    func issuedSinceForAResource(resourceIssuedAfter: TimeInterval?, mainIssuedAfter: TimeInterval, adopted: Bool) {
+        var stored = Fixtures.tokens(receivedAt: Self.askedAt.addingTimeInterval(mainIssuedAfter))
+        if let resourceIssuedAfter {
+            let issued = Self.askedAt.addingTimeInterval(resourceIssuedAfter)
+            stored.resourceTokens[Fixtures.api] = .init(
+                accessToken: "API-2", expiresAt: issued.addingTimeInterval(600), issuedAt: issued
+            )
+        }
+        let decision = RefreshDecision.issuedSince(
+            stored: stored, resource: Fixtures.api, askedAt: Self.askedAt, now: Self.now, rejecting: nil
+        )
+        #expect(decision == (adopted ? .useCurrent(stored) : nil))
+    }
+}

@@ -245,6 +245,25 @@ import Testing
         #expect(await harness.state.tokens == Fixtures.tokens())
     }
 
+    // MARK: A minimum TTL beyond the server's token lifetime (issue 8)
+
+    /// Another process stored tokens after this call began (issued 1 s later by the wall clock): they are the answer,
+    /// though shorter-lived than `minimumTTL`, since the server gives no longer-lived token. Tokens stored before the
+    /// call began are refreshed as usual.
+    @Test(arguments: [(1.0, true), (0.0, false), (-1.0, false)])
+    func aTokenStoredSinceTheCallBeganIsTakenDespiteMinimumTTL(issuedAfterAsking: TimeInterval, adopted: Bool)
+        async throws {
+        let harness = try TokenStateHarness(replies: [Self.rotated])
+        try await harness.state.load()
+        harness.wall.advance(seconds: 3600)
+        let issued = harness.wall.date.addingTimeInterval(issuedAfterAsking)
+        let theirs = Fixtures.tokens(access: "AT-theirs", refresh: "RT-theirs", receivedAt: issued)
+        try await harness.memory.save(try Fixtures.record(tokens: theirs))
+        let token = try await harness.state.freshAccessToken(minimumTTL: .seconds(7200))
+        #expect(token == (adopted ? "AT-theirs" : "AT-2"))
+        #expect(harness.transport.requests.count == (adopted ? 0 : 1))
+    }
+
     // MARK: Without a refresh token
 
     @Test func withoutRefreshTokenAValidTokenIsStillReturned() async throws {
