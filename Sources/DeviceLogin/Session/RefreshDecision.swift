@@ -29,6 +29,10 @@ enum RefreshDecision: Sendable, Hashable {
     /// The reply could not be read (no `access_token`, not a JSON object): the session goes on, this caller gets
     /// `error`.
     case unreadable(DeviceLoginError)
+    /// The reply's tokens would change the session: an ID token of another user or issuer, for another client or
+    /// already expired, or a wider scope (see ``refusal(of:replacing:grant:receivedAt:)``). Nothing is stored: the
+    /// session goes on exactly as it was, and this caller gets `error`.
+    case reject(DeviceLoginError)
     /// The session is over: the stored tokens are forgotten, and every caller waiting on the refresh gets `error`
     /// (``DeviceLoginError/Code/sessionEnded``).
     case endSession(DeviceLoginError)
@@ -41,9 +45,12 @@ enum RefreshDecision: Sendable, Hashable {
     ///   - reply: The reply, classified.
     ///   - current: The tokens whose refresh token was sent.
     ///   - resource: The resource indicator (RFC 8707) the refresh asked for, or nil for the main access token.
+    ///   - grant: The issuer, client and scopes the session belongs to, which new tokens must fit.
     ///   - receivedAt: When the reply arrived, from the injected `now`; new expiry times count from it.
     /// - Returns: What to do.
-    static func decide(reply: ServerReply, current: TokenSet, resource: String?, receivedAt: Date) -> RefreshDecision {
+    static func decide(
+        reply: ServerReply, current: TokenSet, resource: String?, grant: Grant, receivedAt: Date
+    ) -> RefreshDecision {
         switch reply {
         case .success(let object):
             let response: TokenResponse
@@ -53,6 +60,9 @@ enum RefreshDecision: Sendable, Hashable {
                 return .unreadable(error)
             } catch {
                 return .unreadable(DeviceLoginError(.invalidResponse, "the token response to a refresh is unreadable"))
+            }
+            if let refusal = refusal(of: response, replacing: current, grant: grant, receivedAt: receivedAt) {
+                return .reject(refusal)
             }
             let next = resource.map { current.refreshed(with: response, for: $0, receivedAt: receivedAt) }
                 ?? current.refreshed(with: response, receivedAt: receivedAt)

@@ -105,6 +105,15 @@ extension TokenState {
         return token
     }
 
+    /// What a refreshed session must keep: its issuer, client and the scopes asked for.
+    var refreshGrant: RefreshDecision.Grant {
+        RefreshDecision.Grant(
+            issuer: profile.issuer ?? profile.endpoints.issuer, clientID: client.clientID,
+            requestedScopes: client.effectiveScopes(isOpenIDProvider: profile.endpoints.isOpenIDProvider),
+            leeway: Self.idTokenLeeway
+        )
+    }
+
     func accessToken(for resource: String?, minimumTTL: Duration, rejecting rejected: String?) async throws -> String {
         let need = TokenNeed(
             resource: resource, lifetime: max(refreshMargin, minimumTTL), rejected: rejected, askedAt: now()
@@ -222,7 +231,8 @@ extension TokenState {
                 client.formRequest(to: profile.endpoints.token, parameters: request.formParameters)
             )
             decision = RefreshDecision.decide(
-                reply: ServerReply(response), current: current, resource: resource, receivedAt: now()
+                reply: ServerReply(response), current: current, resource: resource, grant: refreshGrant,
+                receivedAt: now()
             )
         } catch let error as TransportError {
             decision = RefreshDecision.decide(transportFailure: error)
@@ -254,7 +264,8 @@ extension TokenState {
         case .retryLater(let error, let pause):
             if let pause { retryNotBefore = (clock.elapsed() + pause, error) }
             return .failed(error, keeping: current)
-        case .refuse(let error), .unreadable(let error):
+        case .refuse(let error), .unreadable(let error), .reject(let error):
+            // Nothing is stored: the session, in memory and in the store, stays exactly as it was.
             return .failed(error, keeping: current)
         case .endSession(var error):
             await forgetStoredTokens()
