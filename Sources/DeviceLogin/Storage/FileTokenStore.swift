@@ -25,8 +25,9 @@ import Darwin
 /// **Atomic and durable writes.** A record is written to a new temporary file in the same directory (created
 /// with `O_EXCL`, mode `0600`), flushed with `fsync`, renamed over the old file, and the directory is flushed.
 /// A reader — or a process killed at any moment — sees the old record or the new one, never a mix. A process
-/// killed between the create and the rename can leave a `.<profile>.json.<random>.tmp` file behind; it is
-/// never read.
+/// killed between the create and the rename can leave a `.<profile>.json.<random>.tmp` file behind, which may
+/// hold a rotated refresh token; it is never read, and the next load or save of the profile removes it while
+/// holding the profile's lock (`removeStaleTemporaryFiles(profile:holdingLock:)`).
 ///
 /// **Never destroys what it cannot read.** A corrupt, oversized (over ``maximumFileBytes``) or unreadable file is
 /// reported with ``DeviceLoginError/Code/storage``, naming the file and what to do; it is not overwritten or
@@ -138,10 +139,17 @@ public struct FileTokenStore: TokenStore {
     }
 
     /// Replaces a profile's record atomically and durably.
+    ///
+    /// Temporary files that killed writers left behind are removed first, when the profile's lock is free (see
+    /// `removeStaleTemporaryFiles(profile:holdingLock:)`).
     public func save(_ record: ProfileRecord) async throws {
         let path = try filePath(profile: record.name)
         let bytes = try Self.encode(record, path: path)
-        try await BlockingIO.run { [self] in try writeAtomically(bytes, to: path) }
+        try await BlockingIO.run { [self] in
+            try ensureDirectory()
+            removeStaleTemporaryFiles(profile: record.name, holdingLock: false)
+            try writeAtomically(bytes, to: path)
+        }
     }
 
     /// Deletes a profile's record (its lock file stays: deleting a lock file others may hold is unsafe).
@@ -215,6 +223,7 @@ public struct FileTokenStore: TokenStore {
 
     private func readRecord(at path: String, profile name: String) throws -> ProfileRecord? {
         guard try checkDirectory() else { return nil }
+        removeStaleTemporaryFiles(profile: name, holdingLock: false)
         let bytes: [UInt8]
         do {
             let fd: Int32
@@ -275,10 +284,9 @@ public struct FileTokenStore: TokenStore {
         _ = try checkDirectory()
     }
 
+    /// Writes `bytes` to a new temporary file and renames it over `path`. Call after ``ensureDirectory()``.
     private func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        try ensureDirectory()
-        let name = String(path.split(separator: "/").last ?? "")
-        let temporary = Self.join(directory, ".\(name).\(UInt64.random(in: 0...UInt64.max)).tmp")
+        let temporary = Self.join(directory, Self.temporaryFileName(for: path))
         var renamed = false
         do {
             let fd = try POSIX.openFile(

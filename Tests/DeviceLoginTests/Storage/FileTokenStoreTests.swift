@@ -255,6 +255,9 @@ import Testing
             #expect(process.terminationReason == .uncaughtSignal)
 
             let tokens = try #require(try await store.load(profile: "default")?.tokens, "round \(round)")
+            // Issue 8: a kill between write and rename left a .tmp file with a token in it; the load removes it.
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix(".tmp") }
+            #expect(leftovers.isEmpty, "round \(round)")
             let number = Int(tokens.issuedAt.timeIntervalSince1970)
             let expected = try crashRecord(profile: "default", number: number)
             #expect(tokens == expected.tokens, "torn record in round \(round)")
