@@ -2,6 +2,7 @@ import DeviceLogin
 import DeviceLoginTesting
 import Foundation
 import Testing
+@testable import DeviceLoginCLI
 
 /// `device-login token`, `status`, `userinfo` and `logout` as separate processes against the loopback mock.
 @Suite("Session commands of the real binary against the loopback mock", .serialized)
@@ -192,6 +193,60 @@ struct TokenCommandTests {
             let after = try await BinaryHarness.run(["status", "--profile", "work"], environment: environment)
             #expect(after.status == 77)
         }
+    }
+
+    // Issue 8: logout deleted the profile when revocation failed, leaving its tokens valid with no way to revoke them.
+    @Test("logout while the server cannot revoke: the profile stays, exit 69, --local named; once back, logout works")
+    func logoutKeepsTheProfileWhenRevocationFails() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = model(rotating: false)
+        let (first, port) = try await LoopbackServer.withRunning(model: model) { server in
+            (try await signIn(server, model: model, home: home, profile: "work"), server.port)
+        }
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        let file = home.appendingPathComponent("work.json")
+        let before = try Data(contentsOf: file)
+        // The server is down: every revocation fails.
+        let failed = try await BinaryHarness.run(["logout", "--profile", "work"], environment: environment)
+        #expect(failed.status == ExitCode.unavailable.rawValue, "stderr: \(failed.stderr)")
+        #expect(failed.stderr.contains("Not revoked: the refresh token: "))
+        #expect(failed.stderr.contains("Not revoked: the access token: "))
+        #expect(failed.stderr.contains("device-login: the server could not revoke every token; kept profile 'work' "
+            + "and its tokens\n"))
+        #expect(failed.stderr.contains("`device-login logout --local --profile work`"))
+        #expect(failed.stdout.isEmpty)
+        for secret in [first.accessToken, first.refreshToken ?? "x-none"] { #expect(!failed.stderr.contains(secret)) }
+        #expect(try Data(contentsOf: file) == before, "the profile and its tokens are exactly as they were")
+        #expect(model.revocations.isEmpty)
+
+        // The server is back on the same port: logout revokes, then deletes the profile.
+        try await LoopbackServer.withRunning(model: model, port: port) { _ in
+            let again = try await BinaryHarness.run(["logout", "--profile", "work"], environment: environment)
+            #expect(again.status == 0, "stderr: \(again.stderr)")
+            #expect(again.stdout == "Signed out of profile 'work'.\n")
+        }
+        #expect(model.revocations.map(\.tokenTypeHint) == ["refresh_token", "access_token"])
+        #expect(!model.isValid(refreshToken: try #require(first.refreshToken)))
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test("logout --local deletes a profile whose tokens the server could not revoke")
+    func logoutLocalAfterAFailedRevocation() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = model(rotating: false)
+        try await LoopbackServer.withRunning(model: model) { server in
+            _ = try await signIn(server, model: model, home: home, profile: "default")
+        }
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        let failed = try await BinaryHarness.run(["logout"], environment: environment)
+        #expect(failed.status == ExitCode.unavailable.rawValue)
+        #expect(failed.stderr.contains("`device-login logout --local`"))
+        let local = try await BinaryHarness.run(["logout", "--local"], environment: environment)
+        #expect(local.status == 0, "stderr: \(local.stderr)")
+        #expect(local.stdout == "Signed out of profile 'default' (locally).\n")
+        #expect(try await FileTokenStore(directory: home.path).load(profile: "default") == nil)
     }
 
     @Test("an invalid_grant on refresh ends the session: exit 77 and the tokens are gone")

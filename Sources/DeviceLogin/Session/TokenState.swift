@@ -259,7 +259,8 @@ public actor TokenState {
         }
     }
 
-    /// Forgets the tokens here and in the store, without telling the server (see ``signOut()`` for that).
+    /// Forgets the tokens here and in the store, without telling the server (see ``signOut(whenRevocationFails:)``
+    /// for that).
     ///
     /// The profile's settings stay in the store.
     /// - Throws: The store's ``DeviceLoginError``; `CancellationError`.
