@@ -52,6 +52,33 @@ extension TokenState {
         }
     }
 
+    /// Revokes tokens that were issued but could not be saved (``store(_:revokingIfNotSaved:)``), so that none
+    /// stays valid with no copy anywhere.
+    /// - Parameters:
+    ///   - tokens: The tokens.
+    ///   - failure: The store's error.
+    /// - Returns: `failure`, its message saying what became of the tokens.
+    func revokeUnsaved(_ tokens: TokenSet, failure: DeviceLoginError) async -> DeviceLoginError {
+        setPhase(.noSession)
+        var reported = failure
+        let result: SignOutResult
+        do {
+            result = try await revokeAll(tokens, restoringOnFailure: false)
+        } catch {
+            reported.message += "; the new tokens were not saved, and revoking them was cancelled: they stay valid "
+                + "at the server until they expire"
+            return reported
+        }
+        if result.isComplete {
+            reported.message += "; the new tokens were not saved, so they were revoked at the server"
+        } else {
+            let names = result.unrevoked.map { "the \($0.token) (\($0.outcome))" }.joined(separator: ", ")
+            reported.message += "; the new tokens were not saved, and could not all be revoked: \(names) stay valid "
+                + "at the server until they expire"
+        }
+        return reported
+    }
+
     /// Revokes each token of `tokens` in order.
     ///
     /// With `restoringOnFailure`, a failed revocation or a cancellation puts `tokens` back as the current session,

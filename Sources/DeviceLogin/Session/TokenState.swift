@@ -245,17 +245,36 @@ public actor TokenState {
     /// Stores the tokens of a new sign-in, replacing the profile's tokens (atomically, in the store too).
     ///
     /// The profile is saved with them. Waits for a refresh in flight first, so it cannot overwrite these tokens.
-    /// - Parameter response: The token response of the device grant.
-    /// - Throws: The store's ``DeviceLoginError`` (the tokens are kept in memory even then); `CancellationError`.
-    public func store(_ response: TokenResponse) async throws {
+    ///
+    /// A program that ends after signing in (a command-line tool) loses tokens it could not save: with
+    /// `revokingIfNotSaved`, they are then revoked at the server (RFC 7009, as ``signOut(whenRevocationFails:)``
+    /// does) rather than left valid with no copy anywhere, and the error says whether that worked. Check the store
+    /// before the sign-in starts (``FileTokenStore/checkReady(profile:)``) so that this stays rare.
+    ///
+    /// ```swift
+    /// try await store.checkReady(profile: profile.name)       // before the device authorization request
+    /// let response = try await flow.pollForToken(authorization)
+    /// try await state.store(response, revokingIfNotSaved: true)
+    /// ```
+    /// - Parameters:
+    ///   - response: The token response of the device grant.
+    ///   - revokingIfNotSaved: Whether to revoke the tokens when the store fails; default false: they are kept in
+    ///     memory, and the status stays `authenticated`.
+    /// - Throws: The store's ``DeviceLoginError``, saying what became of the tokens when they were revoked (the
+    ///   status is then `noSession`); `CancellationError`.
+    public func store(_ response: TokenResponse, revokingIfNotSaved: Bool = false) async throws {
         try await waitForRefresh()
         let tokens = TokenSet(response: response, receivedAt: now())
         retryNotBefore = nil
         setPhase(.authenticated(tokens))
         guard let tokenStore else { return }
         let record = ProfileRecord(profile: profile, tokens: tokens)
-        try await tokenStore.withExclusiveAccess(profile: profile.name) {
-            try await tokenStore.save(record)
+        do {
+            try await tokenStore.withExclusiveAccess(profile: profile.name) {
+                try await tokenStore.save(record)
+            }
+        } catch let error as DeviceLoginError where revokingIfNotSaved {
+            throw await revokeUnsaved(tokens, failure: error)
         }
     }
 

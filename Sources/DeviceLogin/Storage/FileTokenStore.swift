@@ -29,6 +29,10 @@ import Darwin
 /// hold a rotated refresh token; it is never read, and the next load or save of the profile removes it while
 /// holding the profile's lock (`removeStaleTemporaryFiles(profile:holdingLock:)`).
 ///
+/// **Ready before a sign-in.** ``checkReady(profile:)`` finds the problems a save would meet — an unsafe or
+/// symbolic-linked directory, lock file or token file, a directory where nothing can be written — before the person
+/// is asked to approve anything.
+///
 /// **Never destroys what it cannot read.** A corrupt, oversized (over ``maximumFileBytes``) or unreadable file is
 /// reported with ``DeviceLoginError/Code/storage``, naming the file and what to do; it is not overwritten or
 /// deleted behind the user's back.
@@ -187,13 +191,8 @@ public struct FileTokenStore: TokenStore {
 
     /// Checks the directory when it exists. Returns false when it does not.
     func checkDirectory() throws -> Bool {
-        let status: POSIX.Status
-        do {
-            guard let found = try POSIX.pathStatus(directory) else { return false }
-            status = found
-        } catch let error as SystemCallError {
-            throw storageError(error, doing: "inspect the token directory", path: directory)
-        }
+        let linkHint = "set DEVICE_LOGIN_HOME to the real directory the link points to"
+        guard let status = try inspect(directory, kind: "token directory", linkHint: linkHint) else { return false }
         guard status.type == POSIX.directory else {
             throw DeviceLoginError(
                 .storage, "the token directory \(directory) is not a directory",
@@ -204,19 +203,43 @@ public struct FileTokenStore: TokenStore {
         return true
     }
 
-    private func checkOwnership(_ status: POSIX.Status, path: String, kind: String, mode: String) throws {
-        guard status.owner == POSIX.effectiveUserID else {
+    /// The status of `path` itself (`lstat`), or nil when nothing is there; a symbolic link is refused, with
+    /// `linkHint`, since the store never follows one.
+    func inspect(_ path: String, kind: String, linkHint: String) throws -> POSIX.Status? {
+        let status: POSIX.Status
+        do {
+            guard let found = try POSIX.pathStatus(path) else { return nil }
+            status = found
+        } catch let error as SystemCallError {
+            throw storageError(error, doing: "inspect the \(kind)", path: path)
+        }
+        guard status.type != POSIX.symbolicLink else {
             throw DeviceLoginError(
-                .storage, "the \(kind) \(path) belongs to another user (uid \(status.owner)); refusing to use it",
-                hint: "set DEVICE_LOGIN_HOME to a directory of your own"
+                .storage, "the \(kind) \(path) is a symbolic link; refusing to follow it", hint: linkHint
             )
         }
+        return status
+    }
+
+    /// Refuses a file or directory of another user, or one that other users can access (the hint: `chmod mode`).
+    func checkOwnership(_ status: POSIX.Status, path: String, kind: String, mode: String) throws {
+        try checkOwner(status, path: path, kind: kind)
         guard status.permissions & 0o077 == 0 else {
             throw DeviceLoginError(
                 .storage,
                 "the \(kind) \(path) can be accessed by other users (mode \(Self.octal(status.permissions))); "
                     + "refusing to use it",
                 hint: "run: chmod \(mode) \(path)"
+            )
+        }
+    }
+
+    /// Refuses a file or directory that belongs to another user.
+    func checkOwner(_ status: POSIX.Status, path: String, kind: String) throws {
+        guard status.owner == POSIX.effectiveUserID else {
+            throw DeviceLoginError(
+                .storage, "the \(kind) \(path) belongs to another user (uid \(status.owner)); refusing to use it",
+                hint: "set DEVICE_LOGIN_HOME to a directory of your own"
             )
         }
     }
