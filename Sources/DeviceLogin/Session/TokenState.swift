@@ -23,8 +23,14 @@ import Foundation
 ///
 /// **Across processes.** The refresh runs inside the store's ``TokenStore/withExclusiveAccess(profile:_:)``,
 /// and re-reads the stored tokens first: when another process has already refreshed, its tokens are used and
-/// nothing is sent. A rotated refresh token is saved before any caller gets the new access token; a response
-/// without `refresh_token` keeps the old one.
+/// nothing is sent — also when they live less than the caller's `minimumTTL`, if they arrived after the call
+/// began (the server gives no longer-lived token). A rotated refresh token is saved before any caller gets the new
+/// access token; a response without `refresh_token` keeps the old one.
+///
+/// **The same session.** A reply whose tokens would change the session — an ID token of another user or issuer,
+/// for another client or already expired, or a wider scope — is refused with
+/// ``DeviceLoginError/Code/invalidIDToken`` or ``DeviceLoginError/Code/invalidResponse``; nothing is stored
+/// (OpenID Connect Core §12.2, RFC 6749 §6).
 ///
 /// **Failures.** An OAuth error from the token endpoint (`invalid_grant`, `invalid_client`...) ends the session:
 /// the status becomes `noSession`, the stored tokens are removed and callers get

@@ -42,9 +42,10 @@ extension FileTokenStore {
     ///   - name: The profile.
     ///   - holdingLock: Whether the caller holds the profile's lock.
     func removeStaleTemporaryFiles(profile name: String, holdingLock: Bool) {
-        guard !staleTemporaryFiles(profile: name).isEmpty else { return }
+        let stale = staleTemporaryFiles(profile: name)
+        guard !stale.isEmpty else { return }
         guard !holdingLock else {
-            removeTemporaryFiles(staleTemporaryFiles(profile: name))
+            removeTemporaryFiles(stale)
             return
         }
         guard let path = try? lockPath(profile: name),
