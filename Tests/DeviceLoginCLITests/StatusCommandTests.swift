@@ -20,18 +20,26 @@ struct StatusCommandTests {
         let fixture = try ProfileFixture()
         defer { fixture.remove() }
         for (seconds, text, json) in Self.farExpiries {
+            // The store refuses to write such a date, so the file is written as a damaged or forged one would be.
             try await fixture.save(TokenSet(
-                accessToken: "at-far", expiresAt: Date(timeIntervalSince1970: seconds), issuedAt: Self.now
+                accessToken: "at-far", expiresAt: Self.now.addingTimeInterval(3600), issuedAt: Self.now
             ))
-            let stored = try Data(contentsOf: fixture.home.appendingPathComponent("default.json"))
-            let file = try JSONSerialization.jsonObject(with: stored) as? [String: Any]
-            #expect((file?["tokens"] as? [String: Any])?["expires_at"] as? Double == seconds, "the file holds it")
+            let path = fixture.home.appendingPathComponent("default.json")
+            var file = try JSONSerialization.jsonObject(with: Data(contentsOf: path)) as? [String: Any] ?? [:]
+            var tokens = file["tokens"] as? [String: Any] ?? [:]
+            tokens["expires_at"] = seconds
+            file["tokens"] = tokens
+            try JSONSerialization.data(withJSONObject: file).write(to: path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path)
+            let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: path)) as? [String: Any]
+            #expect((stored?["tokens"] as? [String: Any])?["expires_at"] as? Double == seconds, "the file holds it")
             let status = try await BinaryHarness.run(["status"], environment: fixture.environment)
             let statusJSON = try await BinaryHarness.run(["status", "--json"], environment: fixture.environment)
-            // 0 while the store keeps the value as it is; 74 once it refuses such a file as corrupt. Never a signal.
-            let allowed: Set<Int32> = [ExitCode.success.rawValue, ExitCode.ioError.rawValue]
+            // The store refuses such a file as corrupt (74, naming it); before, status trapped (SIGILL). Never a signal.
+            let allowed: Set<Int32> = [ExitCode.ioError.rawValue]
             #expect(allowed.contains(status.status), "status with expires_at \(seconds): \(status.stderr)")
             #expect(allowed.contains(statusJSON.status), "status --json with \(seconds): \(statusJSON.stderr)")
+            #expect(status.stderr.contains("expires_at"), "refused for its date, not another reason: \(status.stderr)")
             if status.status == 0 {
                 #expect(status.stdout.contains("  access token:   " + text + "\n"), "\(status.stdout)")
             }

@@ -2,6 +2,7 @@ import DeviceLogin
 import DeviceLoginTesting
 import Foundation
 import Testing
+@testable import DeviceLoginCLI
 
 /// `device-login token`, `status`, `userinfo` and `logout` as separate processes against the loopback mock.
 @Suite("Session commands of the real binary against the loopback mock", .serialized)
@@ -61,18 +62,72 @@ struct TokenCommandTests {
             let running = try (0..<16).map { _ in
                 try BinaryHarness.start(["token", "--profile", "race"], environment: environment)
             }
-            var outputs: [String] = []
-            for process in running {
-                let result = try await process.finish()
-                #expect(result.status == 0, "stderr: \(result.stderr)")
-                outputs.append(result.stdout)
+            try await expectOneRefresh(running, model: model, replacing: first)
+        }
+    }
+
+    /// Waits for the processes: each exits 0, the server saw exactly one refresh, and all printed the one new token.
+    private func expectOneRefresh(
+        _ running: [BinaryHarness.Running], model: MockAuthorizationServer, replacing first: TokenResponse
+    ) async throws {
+        var outputs: [String] = []
+        for process in running {
+            let result = try await process.finish()
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            outputs.append(result.stdout)
+        }
+        #expect(model.refreshRequestCount == 1)
+        #expect(Set(outputs).count == 1)
+        let token = try #require(outputs.first).trimmingCharacters(in: .newlines)
+        #expect(!token.isEmpty)
+        #expect(token != first.accessToken)
+        #expect(model.isValid(accessToken: token))
+    }
+
+    // Issue 8: with --min-ttl beyond the server's token lifetime, each process found the token another had just
+    // refreshed still too short, and refreshed again: N processes, N refreshes in a row.
+    @Test("16 processes with --min-ttl beyond the server's token lifetime: exactly one refresh, 16 identical tokens")
+    func sixteenProcessesWithALongMinimumTTL() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            let first = try await signIn(server, model: model, home: home, profile: "race")
+            let environment = ["DEVICE_LOGIN_HOME": home.path]
+            let arguments = ["token", "--profile", "race", "--min-ttl", "7200"]
+            #expect(model.configuration.accessTokenLifetime < 7200)
+            // Held here until all 16 wait for it, so that every one asked before the one refresh was made.
+            let store = FileTokenStore(directory: home.path)
+            let running = try await store.withExclusiveAccess(profile: "race") {
+                let running = try (0..<16).map { _ in try BinaryHarness.start(arguments, environment: environment) }
+                try await Self.waitUntilOpen(home.appendingPathComponent("race.lock").path, by: running)
+                return running
             }
-            #expect(model.refreshRequestCount == 1)
-            #expect(Set(outputs).count == 1)
-            let token = try #require(outputs.first).trimmingCharacters(in: .newlines)
-            #expect(!token.isEmpty)
-            #expect(token != first.accessToken)
-            #expect(model.isValid(accessToken: token))
+            try await expectOneRefresh(running, model: model, replacing: first)
+        }
+    }
+
+    /// Waits until each process has `path` open (it is waiting for the lock), by its `/proc/PID/fd` links; where
+    /// there is no `/proc`, waits 5 seconds instead.
+    private static func waitUntilOpen(_ path: String, by running: [BinaryHarness.Running]) async throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/fd") else {
+            try await Task.sleep(for: .seconds(5))
+            return
+        }
+        func hasOpen(_ pid: Int32) -> Bool {
+            let directory = "/proc/\(pid)/fd"
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            return entries.contains { entry in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry)) == path
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !running.allSatisfy({ hasOpen($0.process.processIdentifier) }) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("not every process opened \(path) within 60 s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
@@ -141,6 +196,60 @@ struct TokenCommandTests {
             let after = try await BinaryHarness.run(["status", "--profile", "work"], environment: environment)
             #expect(after.status == 77)
         }
+    }
+
+    // Issue 8: logout deleted the profile when revocation failed, leaving its tokens valid with no way to revoke them.
+    @Test("logout while the server cannot revoke: the profile stays, exit 69, --local named; once back, logout works")
+    func logoutKeepsTheProfileWhenRevocationFails() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = model(rotating: false)
+        let (first, port) = try await LoopbackServer.withRunning(model: model) { server in
+            (try await signIn(server, model: model, home: home, profile: "work"), server.port)
+        }
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        let file = home.appendingPathComponent("work.json")
+        let before = try Data(contentsOf: file)
+        // The server is down: every revocation fails.
+        let failed = try await BinaryHarness.run(["logout", "--profile", "work"], environment: environment)
+        #expect(failed.status == ExitCode.unavailable.rawValue, "stderr: \(failed.stderr)")
+        #expect(failed.stderr.contains("Not revoked: the refresh token: "))
+        #expect(failed.stderr.contains("Not revoked: the access token: "))
+        #expect(failed.stderr.contains("device-login: the server could not revoke every token; kept profile 'work' "
+            + "and its tokens\n"))
+        #expect(failed.stderr.contains("`device-login logout --local --profile work`"))
+        #expect(failed.stdout.isEmpty)
+        for secret in [first.accessToken, first.refreshToken ?? "x-none"] { #expect(!failed.stderr.contains(secret)) }
+        #expect(try Data(contentsOf: file) == before, "the profile and its tokens are exactly as they were")
+        #expect(model.revocations.isEmpty)
+
+        // The server is back on the same port: logout revokes, then deletes the profile.
+        try await LoopbackServer.withRunning(model: model, port: port) { _ in
+            let again = try await BinaryHarness.run(["logout", "--profile", "work"], environment: environment)
+            #expect(again.status == 0, "stderr: \(again.stderr)")
+            #expect(again.stdout == "Signed out of profile 'work'.\n")
+        }
+        #expect(model.revocations.map(\.tokenTypeHint) == ["refresh_token", "access_token"])
+        #expect(!model.isValid(refreshToken: try #require(first.refreshToken)))
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test("logout --local deletes a profile whose tokens the server could not revoke")
+    func logoutLocalAfterAFailedRevocation() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = model(rotating: false)
+        try await LoopbackServer.withRunning(model: model) { server in
+            _ = try await signIn(server, model: model, home: home, profile: "default")
+        }
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        let failed = try await BinaryHarness.run(["logout"], environment: environment)
+        #expect(failed.status == ExitCode.unavailable.rawValue)
+        #expect(failed.stderr.contains("`device-login logout --local`"))
+        let local = try await BinaryHarness.run(["logout", "--local"], environment: environment)
+        #expect(local.status == 0, "stderr: \(local.stderr)")
+        #expect(local.stdout == "Signed out of profile 'default' (locally).\n")
+        #expect(try await FileTokenStore(directory: home.path).load(profile: "default") == nil)
     }
 
     @Test("an invalid_grant on refresh ends the session: exit 77 and the tokens are gone")

@@ -29,6 +29,10 @@ enum RefreshDecision: Sendable, Hashable {
     /// The reply could not be read (no `access_token`, not a JSON object): the session goes on, this caller gets
     /// `error`.
     case unreadable(DeviceLoginError)
+    /// The reply's tokens would change the session: an ID token of another user or issuer, for another client or
+    /// already expired, or a wider scope (see ``refusal(of:replacing:grant:receivedAt:)``). Nothing is stored: the
+    /// session goes on exactly as it was, and this caller gets `error`.
+    case reject(DeviceLoginError)
     /// The session is over: the stored tokens are forgotten, and every caller waiting on the refresh gets `error`
     /// (``DeviceLoginError/Code/sessionEnded``).
     case endSession(DeviceLoginError)
@@ -41,9 +45,12 @@ enum RefreshDecision: Sendable, Hashable {
     ///   - reply: The reply, classified.
     ///   - current: The tokens whose refresh token was sent.
     ///   - resource: The resource indicator (RFC 8707) the refresh asked for, or nil for the main access token.
+    ///   - grant: The issuer, client and scopes the session belongs to, which new tokens must fit.
     ///   - receivedAt: When the reply arrived, from the injected `now`; new expiry times count from it.
     /// - Returns: What to do.
-    static func decide(reply: ServerReply, current: TokenSet, resource: String?, receivedAt: Date) -> RefreshDecision {
+    static func decide(
+        reply: ServerReply, current: TokenSet, resource: String?, grant: Grant, receivedAt: Date
+    ) -> RefreshDecision {
         switch reply {
         case .success(let object):
             let response: TokenResponse
@@ -53,6 +60,9 @@ enum RefreshDecision: Sendable, Hashable {
                 return .unreadable(error)
             } catch {
                 return .unreadable(DeviceLoginError(.invalidResponse, "the token response to a refresh is unreadable"))
+            }
+            if let refusal = refusal(of: response, replacing: current, grant: grant, receivedAt: receivedAt) {
+                return .reject(refusal)
             }
             let next = resource.map { current.refreshed(with: response, for: $0, receivedAt: receivedAt) }
                 ?? current.refreshed(with: response, receivedAt: receivedAt)
@@ -116,6 +126,35 @@ enum RefreshDecision: Sendable, Hashable {
             .sessionEnded, "the access token has expired and the server issued no refresh token; sign in again",
             hint: "ask for the offline_access scope to stay signed in"
         ))
+    }
+
+    /// Decides whether tokens another process stored after this call asked for a refresh are the answer, though
+    /// they live less than the caller wanted.
+    ///
+    /// A caller with a `minimumTTL` longer than the server's token lifetime would otherwise refresh again and again
+    /// — N processes, N refreshes in a row — each finding the token just refreshed still too short. A token issued
+    /// after the call began is as long-lived as the server gives: it is used while it is valid and not `rejected`.
+    /// - Parameters:
+    ///   - stored: The tokens in the store, re-read under the profile's lock.
+    ///   - resource: The resource asked for, or nil for the main access token.
+    ///   - askedAt: When the call that needs the refresh began, from the injected `now`.
+    ///   - now: The wall-clock time now.
+    ///   - rejected: An access token a resource server rejected, which is never the answer.
+    /// - Returns: ``useCurrent(_:)`` with `stored` when its token was issued after `askedAt`, is still valid and is
+    ///   not `rejected`; nil when a refresh is still needed.
+    static func issuedSince(
+        stored: TokenSet, resource: String?, askedAt: Date, now: Date, rejecting rejected: String?
+    ) -> RefreshDecision? {
+        let token: (value: String, expiresAt: Date?, issuedAt: Date)
+        if let resource {
+            guard let entry = stored.resourceTokens[resource] else { return nil }
+            token = (entry.accessToken, entry.expiresAt, entry.issuedAt)
+        } else {
+            token = (stored.accessToken, stored.expiresAt, stored.issuedAt)
+        }
+        guard token.issuedAt > askedAt, token.value != rejected, TokenSet.isValid(until: token.expiresAt, after: now)
+        else { return nil }
+        return .useCurrent(stored)
     }
 
     /// How long a `Retry-After` holds back the next refresh: only with 429 (RFC 6585 §4) or 503 (RFC 9110

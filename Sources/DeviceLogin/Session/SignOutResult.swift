@@ -1,7 +1,7 @@
-/// What ``TokenState/signOut()`` revoked at the server, token by token (RFC 7009).
+/// What ``TokenState/signOut(whenRevocationFails:)`` revoked at the server, token by token (RFC 7009).
 ///
-/// Local credentials are cleared whatever this says; a token listed here as not revoked may still be valid at the
-/// server until it expires.
+/// Local credentials are cleared unless ``keptTokens`` says otherwise; a token listed here as not revoked may still
+/// be valid at the server until it expires.
 ///
 /// ```swift
 /// let result = try await state.signOut()
@@ -62,15 +62,31 @@ public struct SignOutResult: Sendable, Hashable {
 
     /// The revocations, in the order they were attempted.
     public var revocations: [Revocation]
+    /// Whether the tokens were kept, here and in the store, because a revocation failed
+    /// (``TokenState/WhenRevocationFails/keepTokens``); false when they were cleared.
+    public var keptTokens: Bool
 
     /// Creates a result.
-    public init(revocations: [Revocation]) {
+    /// - Parameters:
+    ///   - revocations: The revocations, in order.
+    ///   - keptTokens: Whether the tokens were kept; default false.
+    public init(revocations: [Revocation], keptTokens: Bool = false) {
         self.revocations = revocations
+        self.keptTokens = keptTokens
     }
 
     /// The revocations that did not end in ``Outcome/revoked``.
     public var unrevoked: [Revocation] {
         revocations.filter { $0.outcome != .revoked }
+    }
+
+    /// Whether a revocation request failed (``Outcome/failed(_:)``); one skipped for want of an endpoint is not a
+    /// failure, since it could never be sent.
+    public var hasFailures: Bool {
+        revocations.contains { revocation in
+            if case .failed = revocation.outcome { return true }
+            return false
+        }
     }
 
     /// Whether every token was revoked (true also when there was nothing to revoke).

@@ -6,6 +6,10 @@ import Foundation
 
 /// The stored form: snake_case names like the wire, and times as Unix seconds (like JWT `exp`), whatever date
 /// strategy the encoder has, so files stay readable by people and by older or newer versions.
+///
+/// Every time read from or written to the stored form passes ``TokenSet/storedTimes``: a file is outside input, and
+/// an `expires_at` of 1e300 or 9.3e18 once made every later `status` trap. Such a value is an error that names the
+/// field (the store adds the file and what to do), never a date the rest of the program must survive.
 extension TokenSet: Codable {
     /// The keys beyond those of the main access token, which are read and written as a ``ResourceToken``'s.
     enum CodingKeys: String, CodingKey {
@@ -55,9 +59,9 @@ extension TokenSet.ResourceToken: Codable {
         self.init(
             accessToken: try container.decode(String.self, forKey: .accessToken),
             tokenType: try container.decode(String.self, forKey: .tokenType),
-            expiresAt: try container.decodeIfPresent(Double.self, forKey: .expiresAt).map(Date.init(unixSeconds:)),
+            expiresAt: try container.decodeStoredTimeIfPresent(forKey: .expiresAt),
             scope: try container.decodeIfPresent(String.self, forKey: .scope),
-            issuedAt: Date(unixSeconds: try container.decode(Double.self, forKey: .issuedAt))
+            issuedAt: try container.decodeStoredTime(forKey: .issuedAt)
         )
     }
 
@@ -66,9 +70,16 @@ extension TokenSet.ResourceToken: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(accessToken, forKey: .accessToken)
         try container.encode(tokenType, forKey: .tokenType)
-        try container.encodeIfPresent(expiresAt?.timeIntervalSince1970, forKey: .expiresAt)
+        let path = container.codingPath
+        try container.encodeIfPresent(
+            try expiresAt.map { try TokenSet.storedSeconds($0, field: path, key: CodingKeys.expiresAt) },
+            forKey: .expiresAt
+        )
         try container.encodeIfPresent(scope, forKey: .scope)
-        try container.encode(issuedAt.timeIntervalSince1970, forKey: .issuedAt)
+        try container.encode(
+            try TokenSet.storedSeconds(issuedAt, field: path, key: CodingKeys.issuedAt),
+            forKey: .issuedAt
+        )
     }
 }
 
@@ -77,6 +88,53 @@ extension TokenSet.ResourceToken: CustomStringConvertible {
     public var description: String {
         "ResourceToken(tokenType: \(tokenType), expiresAt: "
             + "\(expiresAt.map { "\($0.timeIntervalSince1970)" } ?? "unknown"), scope: \(scope ?? "nil"))"
+    }
+}
+
+extension TokenSet {
+    /// The times a stored token set may hold, in Unix seconds: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+    ///
+    /// Every time this library writes is inside: `issued_at` is when a response arrived, and `expires_at` at most
+    /// ``TokenResponse/maximumLifetime`` after it. The last second RFC 3339 can write is the upper end, so every stored
+    /// time can be printed, and differences of two of them fit an `Int` many times over.
+    public static let storedTimes: ClosedRange<Double> = 0...253_402_300_799
+
+    /// The Unix seconds of `date` for the stored form.
+    /// - Throws: `EncodingError.invalidValue` when it is outside ``storedTimes``, naming the field.
+    static func storedSeconds(_ date: Date, field path: [any CodingKey], key: some CodingKey) throws -> Double {
+        let seconds = date.timeIntervalSince1970
+        guard storedTimes.contains(seconds) else {
+            throw EncodingError.invalidValue(seconds, EncodingError.Context(
+                codingPath: path + [key], debugDescription: outOfRange(seconds, field: path + [key])
+            ))
+        }
+        return seconds
+    }
+
+    /// The one message for a time outside ``storedTimes``: the field and the value, never a token.
+    static func outOfRange(_ seconds: Double, field path: [any CodingKey]) -> String {
+        let field = path.map(\.stringValue).joined(separator: ".")
+        return "\(field) is \(seconds), outside the times a token file holds (Unix seconds from 0 to 253402300799, "
+            + "the years 1970 to 9999)"
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A time stored as Unix seconds, which must lie in ``TokenSet/storedTimes``.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` naming the field when it does not;
+    ///   a `DecodingError` when the value is missing or not a number.
+    func decodeStoredTime(forKey key: Key) throws -> Date {
+        let seconds = try decode(Double.self, forKey: key)
+        guard TokenSet.storedTimes.contains(seconds) else {
+            throw DeviceLoginError(.storage, TokenSet.outOfRange(seconds, field: codingPath + [key]))
+        }
+        return Date(unixSeconds: seconds)
+    }
+
+    /// ``decodeStoredTime(forKey:)`` for an optional field: nil when absent or null.
+    func decodeStoredTimeIfPresent(forKey key: Key) throws -> Date? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeStoredTime(forKey: key)
     }
 }
 

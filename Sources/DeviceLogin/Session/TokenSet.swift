@@ -175,9 +175,11 @@ public struct TokenSet: Sendable, Hashable {
         if let idToken = response.idToken { self.idToken = idToken }
     }
 
-    /// `now + expires_in`, or nil without `expires_in`. A negative `expires_in` counts as already expired.
+    /// `now + expires_in`, or nil without `expires_in`. A negative `expires_in` counts as already expired; one
+    /// longer than ``TokenResponse/maximumLifetime`` (possible in a response built in code, not in one read from a
+    /// server) as that long, so that the expiry stays inside ``storedTimes``.
     static func expiry(of response: TokenResponse, receivedAt now: Date) -> Date? {
-        response.expiresIn.map { now.addingTimeInterval(TimeInterval(max($0, 0))) }
+        response.expiresIn.map { now.addingTimeInterval(TimeInterval(min(max($0, 0), TokenResponse.maximumLifetime))) }
     }
 
     /// Whether a token that expires at `expiresAt` is still valid after `date`; one of unknown expiry is.

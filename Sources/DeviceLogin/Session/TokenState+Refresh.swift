@@ -9,6 +9,18 @@ extension TokenState {
     /// (5 minutes), the same cap as polling's.
     public static let maximumRetryAfter = PollingPolicy.defaultMaximumRetryAfter
 
+    /// What a caller needs from a refresh: which token, for how long, not which one, and since when it has asked.
+    struct TokenNeed: Sendable {
+        /// The resource the access token is for, or nil for the main access token.
+        var resource: String?
+        /// How long the token must stay valid: the refresh margin or the caller's `minimumTTL`, the longer.
+        var lifetime: Duration
+        /// An access token a resource server rejected, which does not count as valid.
+        var rejected: String?
+        /// When the call began, from the injected `now`: a token stored after it is as fresh as the server gives.
+        var askedAt: Date
+    }
+
     /// How a refresh ended, settled while holding the profile's lock: the store's answer, or the applied
     /// ``RefreshDecision``.
     enum RefreshResult: Sendable {
@@ -84,19 +96,28 @@ extension TokenState {
         return tokens.resourceTokens[resource]?.accessToken
     }
 
-    /// The token for `resource` in `tokens` when it is valid for `lifetime` more and is not `rejected`.
-    func usableToken(
-        in tokens: TokenSet, for resource: String?, lifetime: Duration, rejecting rejected: String?
-    ) -> String? {
-        let validAfter = now().addingTimeInterval(lifetime.timeInterval)
-        let token = resource.map { tokens.accessToken(for: $0, validAfter: validAfter) }
+    /// The token `need` asks for in `tokens` when it is valid for the lifetime needed and is not the rejected one.
+    func usableToken(in tokens: TokenSet, for need: TokenNeed) -> String? {
+        let validAfter = now().addingTimeInterval(need.lifetime.timeInterval)
+        let token = need.resource.map { tokens.accessToken(for: $0, validAfter: validAfter) }
             ?? tokens.accessToken(validAfter: validAfter)
-        guard let token, token != rejected else { return nil }
+        guard let token, token != need.rejected else { return nil }
         return token
     }
 
+    /// What a refreshed session must keep: its issuer, client and the scopes asked for.
+    var refreshGrant: RefreshDecision.Grant {
+        RefreshDecision.Grant(
+            issuer: profile.issuer ?? profile.endpoints.issuer, clientID: client.clientID,
+            requestedScopes: client.effectiveScopes(isOpenIDProvider: profile.endpoints.isOpenIDProvider),
+            leeway: Self.idTokenLeeway
+        )
+    }
+
     func accessToken(for resource: String?, minimumTTL: Duration, rejecting rejected: String?) async throws -> String {
-        let lifetime = max(refreshMargin, minimumTTL)
+        let need = TokenNeed(
+            resource: resource, lifetime: max(refreshMargin, minimumTTL), rejected: rejected, askedAt: now()
+        )
         while true {
             try Task.checkCancellation()
             switch phase {
@@ -105,10 +126,8 @@ extension TokenState {
             case .noSession:
                 throw notSignedIn
             case .authenticated(let tokens):
-                if let token = usableToken(in: tokens, for: resource, lifetime: lifetime, rejecting: rejected) {
-                    return token
-                }
-                startRefresh(for: resource, from: tokens, lifetime: lifetime, rejecting: rejected)
+                if let token = usableToken(in: tokens, for: need) { return token }
+                startRefresh(for: need, from: tokens)
             case .refreshing(_, let flight):
                 do {
                     let tokens = try await flight.outcome.value()
@@ -128,34 +147,28 @@ extension TokenState {
     }
 
     /// Starts the one refresh: a stored task that every caller waits on.
-    private func startRefresh(
-        for resource: String?, from tokens: TokenSet, lifetime: Duration, rejecting rejected: String?
-    ) {
+    private func startRefresh(for need: TokenNeed, from tokens: TokenSet) {
         let outcome = SharedOutcome<TokenSet>()
         // Not a child task on purpose: it is shared by many callers and must finish (and store a rotated refresh
         // token) even when the caller that started it is cancelled.
         let task = Task {
-            await self.runRefresh(for: resource, from: tokens, lifetime: lifetime, rejecting: rejected,
-                                  outcome: outcome)
+            await self.runRefresh(for: need, from: tokens, outcome: outcome)
         }
-        setPhase(.refreshing(tokens, RefreshFlight(resource: resource, outcome: outcome, task: task)))
+        setPhase(.refreshing(tokens, RefreshFlight(resource: need.resource, outcome: outcome, task: task)))
     }
 
-    private func runRefresh(
-        for resource: String?, from tokens: TokenSet, lifetime: Duration, rejecting rejected: String?,
-        outcome: SharedOutcome<TokenSet>
-    ) async {
+    private func runRefresh(for need: TokenNeed, from tokens: TokenSet, outcome: SharedOutcome<TokenSet>) async {
         let result: RefreshResult
         if let tokenStore {
             do {
                 result = try await tokenStore.withExclusiveAccess(profile: profile.name) {
-                    await self.refreshHoldingLock(for: resource, from: tokens, lifetime: lifetime, rejecting: rejected)
+                    await self.refreshHoldingLock(for: need, from: tokens)
                 }
             } catch {
                 result = .failed(error, keeping: tokens)
             }
         } else {
-            result = await refreshHoldingLock(for: resource, from: tokens, lifetime: lifetime, rejecting: rejected)
+            result = await refreshHoldingLock(for: need, from: tokens)
         }
         // The phase changes before any waiter resumes: a caller never sees a token the state does not hold.
         switch result {
@@ -172,9 +185,8 @@ extension TokenState {
     }
 
     /// Re-reads the store, then refreshes unless another process already did. Runs inside the exclusive section.
-    func refreshHoldingLock(
-        for resource: String?, from memory: TokenSet, lifetime: Duration, rejecting rejected: String?
-    ) async -> RefreshResult {
+    func refreshHoldingLock(for need: TokenNeed, from memory: TokenSet) async -> RefreshResult {
+        let resource = need.resource
         var current = memory
         var storedProfile = profile
         if let tokenStore {
@@ -192,8 +204,14 @@ extension TokenState {
             }
             current = stored
             storedProfile = record?.profile ?? profile
-            if usableToken(in: stored, for: resource, lifetime: lifetime, rejecting: rejected) != nil {
+            if usableToken(in: stored, for: need) != nil {
                 return .adopted(stored)
+            }
+            // Another process refreshed after this call began: its token is as long-lived as the server gives.
+            if let decision = RefreshDecision.issuedSince(
+                stored: stored, resource: resource, askedAt: need.askedAt, now: now(), rejecting: need.rejected
+            ) {
+                return await apply(decision, current: stored, profile: storedProfile)
             }
         }
         if let pause = retryNotBefore, clock.elapsed() < pause.instant {
@@ -201,7 +219,7 @@ extension TokenState {
         }
         guard let refreshToken = current.refreshToken else {
             let decision = RefreshDecision.withoutRefreshToken(
-                current: current, resource: resource, now: now(), rejecting: rejected
+                current: current, resource: resource, now: now(), rejecting: need.rejected
             )
             return await apply(decision, current: current, profile: storedProfile)
         }
@@ -213,7 +231,8 @@ extension TokenState {
                 client.formRequest(to: profile.endpoints.token, parameters: request.formParameters)
             )
             decision = RefreshDecision.decide(
-                reply: ServerReply(response), current: current, resource: resource, receivedAt: now()
+                reply: ServerReply(response), current: current, resource: resource, grant: refreshGrant,
+                receivedAt: now()
             )
         } catch let error as TransportError {
             decision = RefreshDecision.decide(transportFailure: error)
@@ -245,7 +264,8 @@ extension TokenState {
         case .retryLater(let error, let pause):
             if let pause { retryNotBefore = (clock.elapsed() + pause, error) }
             return .failed(error, keeping: current)
-        case .refuse(let error), .unreadable(let error):
+        case .refuse(let error), .unreadable(let error), .reject(let error):
+            // Nothing is stored: the session, in memory and in the store, stays exactly as it was.
             return .failed(error, keeping: current)
         case .endSession(var error):
             await forgetStoredTokens()

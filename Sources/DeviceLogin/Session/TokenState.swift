@@ -23,8 +23,14 @@ import Foundation
 ///
 /// **Across processes.** The refresh runs inside the store's ``TokenStore/withExclusiveAccess(profile:_:)``,
 /// and re-reads the stored tokens first: when another process has already refreshed, its tokens are used and
-/// nothing is sent. A rotated refresh token is saved before any caller gets the new access token; a response
-/// without `refresh_token` keeps the old one.
+/// nothing is sent — also when they live less than the caller's `minimumTTL`, if they arrived after the call
+/// began (the server gives no longer-lived token). A rotated refresh token is saved before any caller gets the new
+/// access token; a response without `refresh_token` keeps the old one.
+///
+/// **The same session.** A reply whose tokens would change the session — an ID token of another user or issuer,
+/// for another client or already expired, or a wider scope — is refused with
+/// ``DeviceLoginError/Code/invalidIDToken`` or ``DeviceLoginError/Code/invalidResponse``; nothing is stored
+/// (OpenID Connect Core §12.2, RFC 6749 §6).
 ///
 /// **Failures.** An OAuth error from the token endpoint (`invalid_grant`, `invalid_client`...) ends the session:
 /// the status becomes `noSession`, the stored tokens are removed and callers get
@@ -245,21 +251,41 @@ public actor TokenState {
     /// Stores the tokens of a new sign-in, replacing the profile's tokens (atomically, in the store too).
     ///
     /// The profile is saved with them. Waits for a refresh in flight first, so it cannot overwrite these tokens.
-    /// - Parameter response: The token response of the device grant.
-    /// - Throws: The store's ``DeviceLoginError`` (the tokens are kept in memory even then); `CancellationError`.
-    public func store(_ response: TokenResponse) async throws {
+    ///
+    /// A program that ends after signing in (a command-line tool) loses tokens it could not save: with
+    /// `revokingIfNotSaved`, they are then revoked at the server (RFC 7009, as ``signOut(whenRevocationFails:)``
+    /// does) rather than left valid with no copy anywhere, and the error says whether that worked. Check the store
+    /// before the sign-in starts (``FileTokenStore/checkReady(profile:)``) so that this stays rare.
+    ///
+    /// ```swift
+    /// try await store.checkReady(profile: profile.name)       // before the device authorization request
+    /// let response = try await flow.pollForToken(authorization)
+    /// try await state.store(response, revokingIfNotSaved: true)
+    /// ```
+    /// - Parameters:
+    ///   - response: The token response of the device grant.
+    ///   - revokingIfNotSaved: Whether to revoke the tokens when the store fails; default false: they are kept in
+    ///     memory, and the status stays `authenticated`.
+    /// - Throws: The store's ``DeviceLoginError``, saying what became of the tokens when they were revoked (the
+    ///   status is then `noSession`); `CancellationError`.
+    public func store(_ response: TokenResponse, revokingIfNotSaved: Bool = false) async throws {
         try await waitForRefresh()
         let tokens = TokenSet(response: response, receivedAt: now())
         retryNotBefore = nil
         setPhase(.authenticated(tokens))
         guard let tokenStore else { return }
         let record = ProfileRecord(profile: profile, tokens: tokens)
-        try await tokenStore.withExclusiveAccess(profile: profile.name) {
-            try await tokenStore.save(record)
+        do {
+            try await tokenStore.withExclusiveAccess(profile: profile.name) {
+                try await tokenStore.save(record)
+            }
+        } catch let error as DeviceLoginError where revokingIfNotSaved {
+            throw await revokeUnsaved(tokens, failure: error)
         }
     }
 
-    /// Forgets the tokens here and in the store, without telling the server (see ``signOut()`` for that).
+    /// Forgets the tokens here and in the store, without telling the server (see ``signOut(whenRevocationFails:)``
+    /// for that).
     ///
     /// The profile's settings stay in the store.
     /// - Throws: The store's ``DeviceLoginError``; `CancellationError`.

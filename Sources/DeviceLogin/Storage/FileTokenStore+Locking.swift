@@ -16,7 +16,9 @@ extension FileTokenStore {
     ///
     /// Each call opens the lock file anew, so the lock also excludes other tasks of this process (`flock` locks
     /// belong to an open file description). Waiting never blocks a thread: a non-blocking attempt is repeated
-    /// after sleeps on the store's clock (2 ms doubling to 100 ms) until ``lockTimeout`` has been slept.
+    /// after sleeps on the store's clock (2 ms doubling to 100 ms) until ``lockTimeout`` has been slept. Once the
+    /// lock is held, temporary files a killed writer left behind are removed
+    /// (`removeStaleTemporaryFiles(profile:holdingLock:)`).
     /// - Parameters:
     ///   - name: The profile name.
     ///   - body: The critical section.
@@ -40,6 +42,8 @@ extension FileTokenStore {
         defer { POSIX.closeFile(fd) }
         try await acquire(fd, path: path)
         defer { POSIX.unlock(fd) }
+        // No writer of this profile is between writing and renaming now: what temporary files remain are stale.
+        try await BlockingIO.run { [self] in removeStaleTemporaryFiles(profile: name, holdingLock: true) }
         return try await body()
     }
 

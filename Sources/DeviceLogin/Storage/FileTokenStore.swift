@@ -25,8 +25,13 @@ import Darwin
 /// **Atomic and durable writes.** A record is written to a new temporary file in the same directory (created
 /// with `O_EXCL`, mode `0600`), flushed with `fsync`, renamed over the old file, and the directory is flushed.
 /// A reader — or a process killed at any moment — sees the old record or the new one, never a mix. A process
-/// killed between the create and the rename can leave a `.<profile>.json.<random>.tmp` file behind; it is
-/// never read.
+/// killed between the create and the rename can leave a `.<profile>.json.<random>.tmp` file behind, which may
+/// hold a rotated refresh token; it is never read, and the next load or save of the profile removes it while
+/// holding the profile's lock (`removeStaleTemporaryFiles(profile:holdingLock:)`).
+///
+/// **Ready before a sign-in.** ``checkReady(profile:)`` finds the problems a save would meet — an unsafe or
+/// symbolic-linked directory, lock file or token file, a directory where nothing can be written — before the person
+/// is asked to approve anything.
 ///
 /// **Never destroys what it cannot read.** A corrupt, oversized (over ``maximumFileBytes``) or unreadable file is
 /// reported with ``DeviceLoginError/Code/storage``, naming the file and what to do; it is not overwritten or
@@ -138,10 +143,17 @@ public struct FileTokenStore: TokenStore {
     }
 
     /// Replaces a profile's record atomically and durably.
+    ///
+    /// Temporary files that killed writers left behind are removed first, when the profile's lock is free (see
+    /// `removeStaleTemporaryFiles(profile:holdingLock:)`).
     public func save(_ record: ProfileRecord) async throws {
         let path = try filePath(profile: record.name)
         let bytes = try Self.encode(record, path: path)
-        try await BlockingIO.run { [self] in try writeAtomically(bytes, to: path) }
+        try await BlockingIO.run { [self] in
+            try ensureDirectory()
+            removeStaleTemporaryFiles(profile: record.name, holdingLock: false)
+            try writeAtomically(bytes, to: path)
+        }
     }
 
     /// Deletes a profile's record (its lock file stays: deleting a lock file others may hold is unsafe).
@@ -179,13 +191,8 @@ public struct FileTokenStore: TokenStore {
 
     /// Checks the directory when it exists. Returns false when it does not.
     func checkDirectory() throws -> Bool {
-        let status: POSIX.Status
-        do {
-            guard let found = try POSIX.pathStatus(directory) else { return false }
-            status = found
-        } catch let error as SystemCallError {
-            throw storageError(error, doing: "inspect the token directory", path: directory)
-        }
+        let linkHint = "set DEVICE_LOGIN_HOME to the real directory the link points to"
+        guard let status = try inspect(directory, kind: "token directory", linkHint: linkHint) else { return false }
         guard status.type == POSIX.directory else {
             throw DeviceLoginError(
                 .storage, "the token directory \(directory) is not a directory",
@@ -196,13 +203,27 @@ public struct FileTokenStore: TokenStore {
         return true
     }
 
-    private func checkOwnership(_ status: POSIX.Status, path: String, kind: String, mode: String) throws {
-        guard status.owner == POSIX.effectiveUserID else {
+    /// The status of `path` itself (`lstat`), or nil when nothing is there; a symbolic link is refused, with
+    /// `linkHint`, since the store never follows one.
+    func inspect(_ path: String, kind: String, linkHint: String) throws -> POSIX.Status? {
+        let status: POSIX.Status
+        do {
+            guard let found = try POSIX.pathStatus(path) else { return nil }
+            status = found
+        } catch let error as SystemCallError {
+            throw storageError(error, doing: "inspect the \(kind)", path: path)
+        }
+        guard status.type != POSIX.symbolicLink else {
             throw DeviceLoginError(
-                .storage, "the \(kind) \(path) belongs to another user (uid \(status.owner)); refusing to use it",
-                hint: "set DEVICE_LOGIN_HOME to a directory of your own"
+                .storage, "the \(kind) \(path) is a symbolic link; refusing to follow it", hint: linkHint
             )
         }
+        return status
+    }
+
+    /// Refuses a file or directory of another user, or one that other users can access (the hint: `chmod mode`).
+    func checkOwnership(_ status: POSIX.Status, path: String, kind: String, mode: String) throws {
+        try checkOwner(status, path: path, kind: kind)
         guard status.permissions & 0o077 == 0 else {
             throw DeviceLoginError(
                 .storage,
@@ -213,8 +234,19 @@ public struct FileTokenStore: TokenStore {
         }
     }
 
+    /// Refuses a file or directory that belongs to another user.
+    func checkOwner(_ status: POSIX.Status, path: String, kind: String) throws {
+        guard status.owner == POSIX.effectiveUserID else {
+            throw DeviceLoginError(
+                .storage, "the \(kind) \(path) belongs to another user (uid \(status.owner)); refusing to use it",
+                hint: "set DEVICE_LOGIN_HOME to a directory of your own"
+            )
+        }
+    }
+
     private func readRecord(at path: String, profile name: String) throws -> ProfileRecord? {
         guard try checkDirectory() else { return nil }
+        removeStaleTemporaryFiles(profile: name, holdingLock: false)
         let bytes: [UInt8]
         do {
             let fd: Int32
@@ -275,10 +307,9 @@ public struct FileTokenStore: TokenStore {
         _ = try checkDirectory()
     }
 
+    /// Writes `bytes` to a new temporary file and renames it over `path`. Call after ``ensureDirectory()``.
     private func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        try ensureDirectory()
-        let name = String(path.split(separator: "/").last ?? "")
-        let temporary = Self.join(directory, ".\(name).\(UInt64.random(in: 0...UInt64.max)).tmp")
+        let temporary = Self.join(directory, Self.temporaryFileName(for: path))
         var renamed = false
         do {
             let fd = try POSIX.openFile(
@@ -306,6 +337,9 @@ public struct FileTokenStore: TokenStore {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
             return Array(try encoder.encode(record)) + [UInt8(ascii: "\n")]
+        } catch EncodingError.invalidValue(_, let context) {
+            // The one value the stored form refuses: a time outside `TokenSet.storedTimes`, named with its field.
+            throw DeviceLoginError(.storage, "could not encode the record for \(path): \(context.debugDescription)")
         } catch {
             throw DeviceLoginError(.storage, "could not encode the record for \(path)")
         }

@@ -27,6 +27,8 @@ enum POSIX {
     static let regularFile: UInt32 = 0o100000
     /// `S_IFDIR`.
     static let directory: UInt32 = 0o040000
+    /// `S_IFLNK`.
+    static let symbolicLink: UInt32 = 0o120000
 
     /// What `fstat`/`lstat` tell about a file, in portable types.
     struct Status: Sendable {

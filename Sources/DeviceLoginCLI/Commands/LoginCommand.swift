@@ -34,6 +34,10 @@ enum LoginCommand {
         _ settings: LoginSettings, transport: any HTTPTransport, context: CLIContext
     ) async throws -> ExitCode {
         try Profile.validate(name: settings.profile)
+        // Store problems found after the person approved would cost the tokens: look for them before any request.
+        if settings.store {
+            try await FileTokenStore(environment: context.environment).checkReady(profile: settings.profile)
+        }
         let result = try await SignIn(settings: settings, context: context).run(transport: transport)
         var savedTo: String?
         if settings.store {
@@ -46,7 +50,7 @@ enum LoginCommand {
                 profile: profile, client: settings.client, store: store, transport: transport,
                 clock: context.clock, now: context.now
             )
-            try await state.store(result.response)
+            try await state.store(result.response, revokingIfNotSaved: true)
             savedTo = try store.filePath(profile: settings.profile)
         }
         let output = settings.json

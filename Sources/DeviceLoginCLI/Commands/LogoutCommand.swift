@@ -9,9 +9,10 @@ enum LogoutCommand {
             .flag("local", "Delete the profile without telling the server."),
         ],
         discussion: """
-            The refresh token is revoked first, then the access token. The profile is deleted even when the
-            server cannot be reached; the command then says which tokens stay valid until they expire, and
-            exits 69.
+            The refresh token is revoked first, then the access token, and then the profile is deleted. When
+            the server cannot revoke a token, the profile and its tokens are kept, the command says what
+            failed and exits 69: try again later, or delete the profile anyway with --local (tokens not
+            revoked stay valid at the server until they expire).
             """,
         run: run
     )
@@ -19,11 +20,10 @@ enum LogoutCommand {
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         let session = try await SessionContext.open(options, command: "logout", context: context)
         let name = session.record.profile.name
-        var exit = ExitCode.success
         if options.flag("local") {
             try await session.state.clearCredentials()
         } else {
-            let result = try await session.state.signOut()
+            let result = try await session.state.signOut(whenRevocationFails: .keepTokens)
             for revocation in result.revocations {
                 switch revocation.outcome {
                 case .revoked:
@@ -32,15 +32,20 @@ enum LogoutCommand {
                     context.stderr.line("Not revoked: the \(revocation.token) (\(TerminalText.clean(reason))).")
                 case .failed(let error):
                     context.stderr.line("Not revoked: the \(revocation.token): " + TerminalText.clean(error.message))
-                    exit = .unavailable
                 }
             }
-            if exit != .success {
-                context.stderr.line("Those tokens stay valid at the server until they expire.")
+            if result.keptTokens {
+                let local = "device-login logout --local" + (name == Profile.defaultName ? "" : " --profile \(name)")
+                context.report(
+                    "the server could not revoke every token; kept profile '\(name)' and its tokens",
+                    hint: "try again later, or delete them anyway with `\(local)` (tokens not revoked stay valid at "
+                        + "the server until they expire)"
+                )
+                return .unavailable
             }
         }
         try await session.store.remove(profile: name)
         try context.stdout.line("Signed out of profile '\(name)'" + (options.flag("local") ? " (locally)." : "."))
-        return exit
+        return .success
     }
 }

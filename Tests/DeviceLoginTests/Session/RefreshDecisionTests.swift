@@ -8,10 +8,14 @@ struct RefreshDecisionTests {
     static let received = Fixtures.start.addingTimeInterval(3600)
     /// AT-1 and RT-1, scope `openid offline_access`, issued at `Fixtures.start` for an hour.
     static let current = Fixtures.tokens()
+    /// The session's issuer, client and requested scopes.
+    static let grant = RefreshDecision.Grant(
+        issuer: Fixtures.issuer, clientID: Fixtures.clientID, requestedScopes: ["openid", "offline_access"]
+    )
 
     /// A decision's case, for tables.
     enum Kind: Sendable {
-        case store, useCurrent, retryLater, refuse, unreadable, endSession
+        case store, useCurrent, retryLater, refuse, unreadable, reject, endSession
     }
 
     static func kind(_ decision: RefreshDecision) -> Kind {
@@ -21,6 +25,7 @@ struct RefreshDecisionTests {
         case .retryLater: return .retryLater
         case .refuse: return .refuse
         case .unreadable: return .unreadable
+        case .reject: return .reject
         case .endSession: return .endSession
         }
     }
@@ -29,7 +34,8 @@ struct RefreshDecisionTests {
     static func error(_ decision: RefreshDecision) -> DeviceLoginError? {
         switch decision {
         case .store, .useCurrent: return nil
-        case .retryLater(let error, _), .refuse(let error), .unreadable(let error), .endSession(let error):
+        case .retryLater(let error, _), .refuse(let error), .unreadable(let error), .reject(let error),
+             .endSession(let error):
             return error
         }
     }
@@ -40,8 +46,10 @@ struct RefreshDecisionTests {
         return pause
     }
 
-    static func decide(_ reply: ServerReply, resource: String? = nil) -> RefreshDecision {
-        RefreshDecision.decide(reply: reply, current: current, resource: resource, receivedAt: received)
+    static func decide(
+        _ reply: ServerReply, resource: String? = nil, current: TokenSet = current, grant: RefreshDecision.Grant = grant
+    ) -> RefreshDecision {
+        RefreshDecision.decide(reply: reply, current: current, resource: resource, grant: grant, receivedAt: received)
     }
 
     static func success(_ json: String) throws -> ServerReply {
@@ -67,12 +75,12 @@ struct RefreshDecisionTests {
 
     @Test("a rotated ID token replaces the old one; the scope is kept when the reply has none")
     func idTokenRotatedScopeKept() throws {
-        let reply = try Self.success(Fixtures.tokenJSON(access: "AT-2", idToken: "ID-2"))
+        let reply = try Self.success(Fixtures.tokenJSON(access: "AT-2", idToken: Self.idToken()))
         guard case .store(let next) = Self.decide(reply) else {
             Issue.record("expected new tokens to store")
             return
         }
-        #expect(next.idToken == "ID-2")
+        #expect(next.idToken == Self.idToken())
         #expect(next.scope == "openid offline_access")
         #expect(next.refreshToken == "RT-1")
     }
@@ -242,5 +250,204 @@ struct RefreshDecisionTests {
         #expect(Self.kind(decision) == .refuse)
         #expect(Self.error(decision)?.code == .configuration)
         #expect(Self.error(decision)?.message.contains(Fixtures.api) == true)
+    }
+}
+
+// MARK: - The refreshed session is the same session (OpenID Connect Core §12.2, RFC 6749 §6)
+
+extension RefreshDecisionTests {
+    /// An ID token for `Fixtures.clientID` from `Fixtures.issuer` about user-1, expiring an hour after the reply.
+    static func idToken(
+        sub: String = "user-1", iss: String = Fixtures.issuer, aud: JSONValue = .string(Fixtures.clientID),
+        expiresAfterReply seconds: TimeInterval = 3600
+    ) -> String {
+        Fixtures.jwt([
+            "iss": .string(iss), "sub": .string(sub), "aud": aud,
+            "exp": .number(received.timeIntervalSince1970 + seconds), "iat": .number(received.timeIntervalSince1970),
+        ])
+    }
+
+    /// The current tokens, holding an ID token about user-1 issued at sign-in.
+    static let signedInAsUser1 = Fixtures.tokens(idToken: Fixtures.jwt(Fixtures.idClaims(subject: "user-1")))
+
+    static func reply(idToken: String? = nil, scope: String? = nil) throws -> ServerReply {
+        var object: JSONObject = [
+            "access_token": .string("AT-2"), "token_type": .string("Bearer"), "expires_in": .number(3600),
+            "refresh_token": .string("RT-2"),
+        ]
+        if let idToken { object["id_token"] = .string(idToken) }
+        if let scope { object["scope"] = .string(scope) }
+        return .success(object)
+    }
+
+    // Issue 8, bug 6: a refreshed ID token of another user, issuer or client, or already expired, replaced the
+    // session's silently.
+    @Test("a refreshed ID token must keep iss and sub, name the client in aud, and not have expired", arguments: [
+        (idToken(), Kind.store, nil as String?),
+        (idToken(aud: .array([.string("other"), .string(Fixtures.clientID)])), .store, nil),
+        (idToken(expiresAfterReply: -59), .store, nil),
+        (idToken(sub: "user-2"), .reject, "for another user (sub \"user-2\", the session's is \"user-1\")"),
+        (idToken(iss: "https://evil.example.com"), .reject, "issued by https://evil.example.com"),
+        (idToken(iss: Fixtures.issuer + "/"), .reject, "issued by \"\(Fixtures.issuer)/\", the session's by"),
+        (idToken(aud: .string("other-client")), .reject, "not for client cli"),
+        (idToken(aud: .array([.string("other-client")])), .reject, "not for client cli"),
+        (idToken(expiresAfterReply: -60), .reject, "expired"),
+        (idToken(expiresAfterReply: -86_400), .reject, "expired"),
+        ("not-a-jwt", .reject, "malformed"),
+    ])
+    func refreshedIDToken(idToken: String, kind: Kind, reason: String?) throws {
+        let decision = Self.decide(try Self.reply(idToken: idToken), current: Self.signedInAsUser1)
+        #expect(Self.kind(decision) == kind)
+        if case .store(let next) = decision { #expect(next.idToken == idToken) }
+        guard let reason else { return }
+        let error = try #require(Self.error(decision))
+        #expect(error.code == .invalidIDToken)
+        #expect(error.message.hasPrefix("refused the tokens of a refresh: "), "\(error.message)")
+        #expect(error.message.contains(reason), "\(error.message)")
+        #expect(error.message.hasSuffix("(OpenID Connect Core §12.2); the session is kept as it was"))
+    }
+
+    @Test("an ID token of another user is refused in a refresh for a resource too")
+    func refreshedIDTokenForAResource() throws {
+        let decision = Self.decide(
+            try Self.reply(idToken: Self.idToken(sub: "user-2")), resource: Fixtures.api, current: Self.signedInAsUser1
+        )
+        #expect(Self.kind(decision) == .reject)
+        #expect(Self.error(decision)?.code == .invalidIDToken)
+    }
+
+    @Test("without an ID token to compare with, the new one is only checked against the profile", arguments: [
+        (nil as String?, "user-2", "https://auth.example.com", Kind.store),
+        ("garbage", "user-2", "https://auth.example.com", .store),
+        (nil, "user-2", "https://evil.example.com", .reject),
+        ("garbage", "user-1", "https://evil.example.com", .reject),
+    ])
+    func nothingToCompareWith(original: String?, sub: String, iss: String, kind: Kind) throws {
+        let decision = Self.decide(
+            try Self.reply(idToken: Self.idToken(sub: sub, iss: iss)), current: Fixtures.tokens(idToken: original)
+        )
+        #expect(Self.kind(decision) == kind)
+    }
+
+    @Test("with no issuer known for the profile, iss is compared with the session's ID token only")
+    func noIssuerKnown() throws {
+        var grant = Self.grant
+        grant.issuer = nil
+        let same = Self.idToken(iss: Fixtures.issuer)
+        let other = Self.idToken(iss: "https://evil.example.com")
+        #expect(Self.kind(Self.decide(try Self.reply(idToken: same), current: Self.signedInAsUser1, grant: grant))
+            == .store)
+        #expect(Self.kind(Self.decide(try Self.reply(idToken: other), current: Self.signedInAsUser1, grant: grant))
+            == .reject)
+    }
+
+    // Issue 8, bug 6: a wider scope than the session's was stored without notice.
+    @Test("a refresh may narrow the scope held, never widen it", arguments: [
+        ("openid offline_access" as String?, "openid offline_access", Kind.store),
+        ("openid offline_access", "offline_access openid", .store),
+        ("openid offline_access", "openid", .store),
+        ("openid offline_access", "openid offline_access admin", .reject),
+        ("openid offline_access", "admin openid", .reject),
+        ("openid", "openid offline_access", .reject),
+        // The server never named a scope: the one held is the one asked for (RFC 6749 §5.1).
+        (nil, "openid offline_access", .store),
+        (nil, "openid", .store),
+        (nil, "openid profile", .reject),
+    ])
+    func scopeHeld(held: String?, granted: String, kind: Kind) throws {
+        var current = Self.current
+        current.scope = held
+        let decision = Self.decide(try Self.reply(scope: granted), current: current)
+        #expect(Self.kind(decision) == kind)
+        if case .store(let next) = decision { #expect(next.scope == granted) }
+        guard kind == .reject else { return }
+        let error = try #require(Self.error(decision))
+        #expect(error.code == .invalidResponse)
+        #expect(error.message.contains("the server granted scope the session does not hold ("))
+        #expect(error.message.contains("\"admin\"") || error.message.contains("\"profile\"")
+            || error.message.contains("\"offline_access\""))
+        #expect(error.message.contains("(RFC 6749 §6); the session is kept as it was"))
+    }
+
+    @Test("a reply without scope keeps the one held; with no scope held or asked for, any scope is taken")
+    func scopeUnknown() throws {
+        #expect(Self.kind(Self.decide(try Self.reply())) == .store)
+        var current = Self.current
+        current.scope = nil
+        var grant = Self.grant
+        grant.requestedScopes = []
+        let decision = Self.decide(try Self.reply(scope: "whatever the server grants"), current: current, grant: grant)
+        #expect(Self.kind(decision) == .store)
+    }
+
+    @Test("a wider scope is refused in a refresh for a resource too")
+    func widerScopeForAResource() throws {
+        let decision = Self.decide(try Self.reply(scope: "openid admin"), resource: Fixtures.api)
+        #expect(Self.kind(decision) == .reject)
+    }
+
+    @Test("a scope list in the error is bounded: at most 8 names of at most 64 characters")
+    func boundedScopeList() throws {
+        let many = (1...20).map { "s\($0)" }.joined(separator: " ") + " " + String(repeating: "a", count: 500)
+        let error = try #require(Self.error(Self.decide(try Self.reply(scope: many))))
+        #expect(error.message.count < 400)
+        #expect(error.message.contains("\"" + String(repeating: "a", count: 64) + "…\""))
+    }
+}
+
+// MARK: - Tokens another process refreshed after this call began (issue 8: N processes, N refreshes)
+
+extension RefreshDecisionTests {
+    /// The call began at `Fixtures.start + 3600`; "now" is 10 s later.
+    static let askedAt = received
+    static let now = received.addingTimeInterval(10)
+
+    @Test("a stored token issued after the call began is the answer while valid and not rejected", arguments: [
+        (1.0, 3600.0, nil as String?, true),
+        (0.001, 3600.0, nil, true),
+        (0.0, 3600.0, nil, false),
+        (-1.0, 3600.0, nil, false),
+        (1.0, 10.0, nil, false),
+        (1.0, 9.0, nil, false),
+        (1.0, 11.0, nil, true),
+        (1.0, 3600.0, "AT-2", false),
+        (1.0, 3600.0, "AT-1", true),
+    ])
+    func issuedSinceTheCallBegan(issuedAfterAsking: TimeInterval, expiresAfterAsking: TimeInterval,
+                                 rejected: String?, adopted: Bool) {
+        var stored = Fixtures.tokens(access: "AT-2", receivedAt: Self.askedAt.addingTimeInterval(issuedAfterAsking))
+        stored.expiresAt = Self.askedAt.addingTimeInterval(expiresAfterAsking)
+        let decision = RefreshDecision.issuedSince(
+            stored: stored, resource: nil, askedAt: Self.askedAt, now: Self.now, rejecting: rejected
+        )
+        #expect(decision == (adopted ? .useCurrent(stored) : nil))
+    }
+
+    @Test("a token of unknown expiry issued after the call began is the answer")
+    func issuedSinceWithoutExpiry() {
+        var stored = Fixtures.tokens(access: "AT-2", receivedAt: Self.askedAt.addingTimeInterval(1))
+        stored.expiresAt = nil
+        #expect(RefreshDecision.issuedSince(
+            stored: stored, resource: nil, askedAt: Self.askedAt, now: Self.now, rejecting: nil
+        ) == .useCurrent(stored))
+    }
+
+    @Test("for a resource, its own token's issue time counts, not the main token's", arguments: [
+        (1.0 as TimeInterval?, -100.0, true),
+        (-1.0, 100.0, false),
+        (nil, 100.0, false),
+    ])
+    func issuedSinceForAResource(resourceIssuedAfter: TimeInterval?, mainIssuedAfter: TimeInterval, adopted: Bool) {
+        var stored = Fixtures.tokens(receivedAt: Self.askedAt.addingTimeInterval(mainIssuedAfter))
+        if let resourceIssuedAfter {
+            let issued = Self.askedAt.addingTimeInterval(resourceIssuedAfter)
+            stored.resourceTokens[Fixtures.api] = .init(
+                accessToken: "API-2", expiresAt: issued.addingTimeInterval(600), issuedAt: issued
+            )
+        }
+        let decision = RefreshDecision.issuedSince(
+            stored: stored, resource: Fixtures.api, askedAt: Self.askedAt, now: Self.now, rejecting: nil
+        )
+        #expect(decision == (adopted ? .useCurrent(stored) : nil))
     }
 }

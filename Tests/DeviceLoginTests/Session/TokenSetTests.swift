@@ -12,6 +12,15 @@ import Testing
         #expect(tokens.scopes == ["openid"])
     }
 
+    /// A response built in code may say anything; the expiry stays within what a token file can hold.
+    @Test(arguments: [(Int.max, TokenResponse.maximumLifetime), (Int.min, 0), (-1, 0), (600, 600)])
+    func expiryIsBoundedLikeAServersExpiresIn(expiresIn: Int, seconds: Int) {
+        let response = TokenResponse(accessToken: "AT", expiresIn: expiresIn)
+        let tokens = TokenSet(response: response, receivedAt: Fixtures.start)
+        #expect(tokens.expiresAt == Fixtures.start.addingTimeInterval(TimeInterval(seconds)))
+        #expect(tokens.expiresAt.map { TokenSet.storedTimes.contains($0.timeIntervalSince1970) } == true)
+    }
+
     @Test func withoutExpiresInTheTokenHasNoExpiryAndStaysUsable() {
         let tokens = TokenSet(response: TokenResponse(accessToken: "AT"), receivedAt: Fixtures.start)
         #expect(tokens.expiresAt == nil)

@@ -245,6 +245,66 @@ import Testing
         #expect(await harness.state.tokens == Fixtures.tokens())
     }
 
+    // MARK: The same session (issue 8, bug 6)
+
+    /// The tokens of user-1's session, with its ID token.
+    static let user1 = Fixtures.tokens(idToken: Fixtures.jwt(Fixtures.idClaims(subject: "user-1")))
+
+    /// A refresh answer whose ID token (valid, from the right issuer for the right client) is about `subject`.
+    static func answer(subject: String, scope: String = "openid offline_access") -> ScriptedTransport.Reply {
+        var claims = Fixtures.idClaims(subject: subject)
+        claims["exp"] = .number(Fixtures.start.timeIntervalSince1970 + 7200)
+        let idToken = Fixtures.jwt(claims)
+        return ScriptedTransport.json(
+            #"{"access_token":"AT-2","token_type":"Bearer","expires_in":3600,"refresh_token":"RT-2","#
+                + #""scope":"\#(scope)","id_token":"\#(idToken)"}"#
+        )
+    }
+
+    // Issue 8, bug 6: a refresh that named another user, or granted a wider scope, replaced the stored session.
+    @Test(arguments: [
+        (answer(subject: "user-2"), DeviceLoginError.Code.invalidIDToken),
+        (answer(subject: "user-1", scope: "openid offline_access admin"), .invalidResponse),
+    ])
+    func aRefreshThatWouldChangeTheSessionStoresNothing(
+        reply: @escaping ScriptedTransport.Reply, code: DeviceLoginError.Code
+    ) async throws {
+        let harness = try TokenStateHarness(tokens: Self.user1, replies: [reply])
+        harness.wall.advance(seconds: 3600)
+        let error = await expectError(code) { _ = try await harness.state.freshAccessToken() }
+        #expect(error?.message.hasSuffix("the session is kept as it was") == true, "\(String(describing: error))")
+        #expect(try await harness.stored() == Self.user1)
+        #expect(harness.store.count("save") == 0)
+        #expect(await harness.state.status == .authenticated(Self.user1))
+        #expect(harness.transport.requests.count == 1)
+    }
+
+    @Test func aRefreshOfTheSameUserWithTheSameScopeIsStored() async throws {
+        let harness = try TokenStateHarness(tokens: Self.user1, replies: [Self.answer(subject: "user-1")])
+        harness.wall.advance(seconds: 3600)
+        #expect(try await harness.state.freshAccessToken() == "AT-2")
+        #expect(try await harness.stored()?.refreshToken == "RT-2")
+    }
+
+    // MARK: A minimum TTL beyond the server's token lifetime (issue 8)
+
+    /// Another process stored tokens after this call began (issued 1 s later by the wall clock): they are the answer,
+    /// though shorter-lived than `minimumTTL`, since the server gives no longer-lived token. Tokens stored before the
+    /// call began are refreshed as usual.
+    @Test(arguments: [(1.0, true), (0.0, false), (-1.0, false)])
+    func aTokenStoredSinceTheCallBeganIsTakenDespiteMinimumTTL(issuedAfterAsking: TimeInterval, adopted: Bool)
+        async throws {
+        let harness = try TokenStateHarness(replies: [Self.rotated])
+        try await harness.state.load()
+        harness.wall.advance(seconds: 3600)
+        let issued = harness.wall.date.addingTimeInterval(issuedAfterAsking)
+        let theirs = Fixtures.tokens(access: "AT-theirs", refresh: "RT-theirs", receivedAt: issued)
+        try await harness.memory.save(try Fixtures.record(tokens: theirs))
+        let token = try await harness.state.freshAccessToken(minimumTTL: .seconds(7200))
+        #expect(token == (adopted ? "AT-theirs" : "AT-2"))
+        #expect(harness.transport.requests.count == (adopted ? 0 : 1))
+    }
+
     // MARK: Without a refresh token
 
     @Test func withoutRefreshTokenAValidTokenIsStillReturned() async throws {

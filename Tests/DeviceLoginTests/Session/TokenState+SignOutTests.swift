@@ -59,6 +59,47 @@ import Testing
         #expect(try await harness.stored() == nil)
     }
 
+    // MARK: Keeping the tokens when the server could not revoke them (issue 8: logout deleted them anyway)
+
+    @Test(arguments: [
+        [ScriptedTransport.status(503), ScriptedTransport.status(503)],
+        [ScriptedTransport.status(503), ScriptedTransport.status(200)],
+        [ScriptedTransport.status(200), ScriptedTransport.failure(.connectionFailed)],
+        [ScriptedTransport.json("{\"error\":\"invalid_client\"}", status: 401), ScriptedTransport.status(200)],
+    ])
+    func aFailedRevocationKeepsTheTokensWhenAsked(replies: [ScriptedTransport.Reply]) async throws {
+        let harness = try TokenStateHarness(replies: replies)
+        try await harness.state.load()
+        let result = try await harness.state.signOut(whenRevocationFails: .keepTokens)
+        #expect(result.keptTokens)
+        #expect(result.hasFailures)
+        #expect(result.revocations.count == 2)
+        #expect(try await harness.stored() == Fixtures.tokens())
+        #expect(await harness.state.status == .authenticated(Fixtures.tokens()))
+        #expect(harness.store.count("save") == 0)
+    }
+
+    @Test func keepingTokensOnFailureStillClearsThemWhenAllAreRevoked() async throws {
+        let ok = ScriptedTransport.status(200)
+        let harness = try TokenStateHarness(replies: [ok, ok])
+        let result = try await harness.state.signOut(whenRevocationFails: .keepTokens)
+        #expect(!result.keptTokens)
+        #expect(result.isComplete)
+        #expect(try await harness.stored() == nil)
+        #expect(await harness.state.status == .noSession)
+    }
+
+    @Test func withoutARevocationEndpointKeepingTokensOnFailureStillClearsThem() async throws {
+        var endpoints = Fixtures.endpoints
+        endpoints.revocation = nil
+        let harness = try TokenStateHarness(profile: try Fixtures.profile(endpoints: endpoints))
+        let result = try await harness.state.signOut(whenRevocationFails: .keepTokens)
+        #expect(!result.keptTokens)
+        #expect(!result.hasFailures)
+        #expect(!result.isComplete)
+        #expect(try await harness.stored() == nil)
+    }
+
     @Test func aTransportFailureIsReportedPerToken() async throws {
         let harness = try TokenStateHarness(
             replies: [ScriptedTransport.failure(.connectionFailed), ScriptedTransport.status(200)]
@@ -99,7 +140,10 @@ import Testing
         #expect(harness.transport.requests.isEmpty)
     }
 
-    @Test func cancellationStopsRevokingButStillClearsLocally() async throws {
+    /// Cancelling stops the revocation at once; by default the tokens are cleared anyway, with `.keepTokens` they
+    /// stay as they were (nothing was revoked for sure).
+    @Test(arguments: [TokenState.WhenRevocationFails.clearTokens, .keepTokens])
+    func cancellationStopsRevoking(whenRevocationFails policy: TokenState.WhenRevocationFails) async throws {
         let arrived = Gate()
         let harness = try TokenStateHarness(replies: [{ _ in
             arrived.open()
@@ -107,12 +151,14 @@ import Testing
             return HTTPResponse(status: 200)
         }])
         let state = harness.state
-        let signOut = Task { try await state.signOut() }
+        try await state.load()
+        let signOut = Task { try await state.signOut(whenRevocationFails: policy) }
         await arrived.wait()
         signOut.cancel()
         await #expect(throws: CancellationError.self) { try await signOut.value }
         #expect(harness.transport.requests.count == 1)
-        #expect(await harness.state.status == .noSession)
-        #expect(try await harness.stored() == nil)
+        let kept = policy == .keepTokens
+        #expect(await harness.state.status == (kept ? .authenticated(Fixtures.tokens()) : .noSession))
+        #expect(try await harness.stored() == (kept ? Fixtures.tokens() : nil))
     }
 }

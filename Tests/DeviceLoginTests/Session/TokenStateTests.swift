@@ -33,6 +33,43 @@ import Testing
         #expect(try await harness.state.freshAccessToken() == "AT-new")
     }
 
+    // Issue 8: tokens that could not be saved after the person approved were dropped while still valid at the server.
+    @Test(arguments: [(200, "the new tokens were not saved, so they were revoked at the server"),
+                      (503, "could not all be revoked: the refresh token (failed: ")])
+    func tokensThatCannotBeSavedAreRevokedWhenAsked(status: Int, outcome: String) async throws {
+        let (root, files) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root)
+        let transport = ScriptedTransport([ScriptedTransport.status(status), ScriptedTransport.status(status)])
+        let state = TokenState(
+            profile: try Fixtures.profile(), client: Fixtures.client, store: files, transport: transport,
+            now: WallClock().now
+        )
+        let response = TokenResponse(accessToken: "AT-new", expiresIn: 600, refreshToken: "RT-new")
+        let error = await expectError(.storage) { try await state.store(response, revokingIfNotSaved: true) }
+        #expect(error?.message.contains("can be accessed by other users") == true)
+        #expect(error?.message.contains(outcome) == true, "\(String(describing: error))")
+        #expect(transport.requests.map(\.bodyText) == [
+            "token=RT-new&token_type_hint=refresh_token&client_id=cli",
+            "token=AT-new&token_type_hint=access_token&client_id=cli",
+        ])
+        #expect(await state.status == .noSession)
+    }
+
+    @Test func tokensThatCannotBeSavedStayInMemoryByDefault() async throws {
+        let (root, files) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root)
+        let transport = ScriptedTransport()
+        let state = TokenState(
+            profile: try Fixtures.profile(), client: Fixtures.client, store: files, transport: transport,
+            now: WallClock().now
+        )
+        _ = await expectError(.storage) { try await state.store(TokenResponse(accessToken: "AT-new")) }
+        #expect(try await state.freshAccessToken() == "AT-new")
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func withoutAStorePersistenceIsOff() async throws {
         let state = TokenState(
             profile: try Fixtures.profile(), client: Fixtures.client, store: nil, transport: ScriptedTransport(),

@@ -105,12 +105,12 @@ import Testing
         let holder = try holdLock(root + "/default.lock")
         close(holder)
     }
+}
 
-    /// Takes the lock with a descriptor of the test's own, as another process would.
-    private func holdLock(_ path: String) throws -> Int32 {
-        let fd = open(path, O_RDWR | O_CREAT, 0o600)
-        try #require(fd >= 0)
-        try #require(flock(fd, LOCK_EX | LOCK_NB) == 0, "the lock is already held")
-        return fd
-    }
+/// Takes the lock with a descriptor of the test's own, as another process would.
+func holdLock(_ path: String) throws -> Int32 {
+    let fd = open(path, O_RDWR | O_CREAT, 0o600)
+    try #require(fd >= 0)
+    try #require(flock(fd, LOCK_EX | LOCK_NB) == 0, "the lock is already held")
+    return fd
 }

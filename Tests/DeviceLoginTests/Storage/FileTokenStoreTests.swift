@@ -126,6 +126,78 @@ import Testing
         #expect(newer.message.contains("version 2"))
     }
 
+    // MARK: Times in the file (issue 8, bug 1: a stored expires_at of ±1e300 or 9.3e18 made every status trap)
+
+    /// A saved record of profile `default` with one time replaced by `seconds`, written as the file's JSON number.
+    static func plantTime(_ seconds: Double, at keys: [String], in root: String) async throws {
+        let store = FileTokenStore(directory: root)
+        var tokens = Fixtures.tokens()
+        tokens.resourceTokens[Fixtures.api] = .init(accessToken: "API-1", expiresAt: nil, issuedAt: Fixtures.start)
+        try await store.save(try Fixtures.record(tokens: tokens))
+        let path = root + "/default.json"
+        let marker = 1_234_567_890.5
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+            as? [String: Any])
+        func replace(_ value: Any, at keys: ArraySlice<String>, in dictionary: inout [String: Any]) {
+            guard let key = keys.first else { return }
+            if keys.count == 1 {
+                dictionary[key] = value
+            } else {
+                var inner = dictionary[key] as? [String: Any] ?? [:]
+                replace(value, at: keys.dropFirst(), in: &inner)
+                dictionary[key] = inner
+            }
+        }
+        replace(marker, at: keys[...], in: &object)
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        // The number exactly as a file could hold it (JSONSerialization would write 1e300 in its own way).
+        try FileManager.default.removeItem(atPath: path)
+        try write(text.replacingOccurrences(of: "\(marker)", with: "\(seconds)"), to: path)
+    }
+
+    @Test("a time outside 1970...9999 in the file is an error naming the file and the field, and the file is kept",
+          arguments: [
+              (["tokens", "expires_at"], 1e300), (["tokens", "expires_at"], -1e300), (["tokens", "expires_at"], 9.3e18),
+              (["tokens", "expires_at"], 253_402_300_800.0), (["tokens", "expires_at"], -1.0),
+              (["tokens", "issued_at"], 1e300), (["tokens", "issued_at"], -0.5),
+              (["tokens", "resources", Fixtures.api, "expires_at"], 9.3e18),
+              (["tokens", "resources", Fixtures.api, "issued_at"], -1e300),
+          ] as [([String], Double)])
+    func outOfRangeTimes(keys: [String], seconds: Double) async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await Self.plantTime(seconds, at: keys, in: root)
+        let path = root + "/default.json"
+        let before = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(before.contains("\(seconds)"))
+        let error = try await storageError { _ = try await store.load(profile: "default") }
+        #expect(error.message.hasPrefix("the token file \(path) is corrupt: "), "\(error.message)")
+        #expect(error.message.contains(keys.joined(separator: ".") + " is \(seconds), outside the times"))
+        #expect(error.hint == "move it aside (mv \(path) \(path).bad) and sign in again")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == before)
+    }
+
+    @Test("the ends of the range are read as they are", arguments: [0, 253_402_300_799])
+    func timesAtTheEnds(seconds: Double) async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await Self.plantTime(seconds, at: ["tokens", "expires_at"], in: root)
+        let tokens = try await store.load(profile: "default")?.tokens
+        #expect(tokens?.expiresAt == Date(timeIntervalSince1970: seconds))
+    }
+
+    @Test("a token set with a time outside the range is not written: a storage error, and the old file stays")
+    func outOfRangeTimesAreNotWritten() async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await store.save(try Fixtures.record(tokens: Fixtures.tokens()))
+        var far = Fixtures.tokens(access: "AT-far")
+        far.expiresAt = Date(timeIntervalSince1970: 1e300)
+        let error = try await storageError { try await store.save(try Fixtures.record(tokens: far)) }
+        #expect(error.message.contains("tokens.expires_at is 1e+300, outside the times"), "\(error.message)")
+        #expect(try await store.load(profile: "default")?.tokens == Fixtures.tokens())
+    }
+
     // MARK: Atomic replace
 
     @Test func saveReplacesTheFileAtomically() async throws {
@@ -183,6 +255,9 @@ import Testing
             #expect(process.terminationReason == .uncaughtSignal)
 
             let tokens = try #require(try await store.load(profile: "default")?.tokens, "round \(round)")
+            // Issue 8: a kill between write and rename left a .tmp file with a token in it; the load removes it.
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix(".tmp") }
+            #expect(leftovers.isEmpty, "round \(round)")
             let number = Int(tokens.issuedAt.timeIntervalSince1970)
             let expected = try crashRecord(profile: "default", number: number)
             #expect(tokens == expected.tokens, "torn record in round \(round)")

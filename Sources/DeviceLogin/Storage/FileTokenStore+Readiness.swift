@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension FileTokenStore {
+    /// Checks that profile `name` can be saved here — before a sign-in asks the person for anything.
+    ///
+    /// Tokens that arrive after the person approved and then cannot be saved are lost (and a command-line tool
+    /// must revoke them). Every store problem that can be seen in advance is therefore reported here, with the
+    /// same errors a later save or read would give:
+    /// - The directory is created (mode `0700`, missing parents too) when it does not exist. An existing one must be
+    ///   a real directory — not a symbolic link, as a `DEVICE_LOGIN_HOME` may be — that belongs to this user and
+    ///   that no other user can access.
+    /// - The lock file and the token file, when they exist, must be regular files (not symbolic links) of this
+    ///   user; the token file must have no group or other permission bits.
+    /// - A file can be created in the directory (not read-only, not full) and the lock file opened.
+    ///
+    /// It neither reads nor changes the profile's record, and takes no lock.
+    ///
+    /// ```swift
+    /// try await store.checkReady(profile: "work")  // then the device authorization request
+    /// ```
+    /// - Parameter name: The profile name.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` naming the path and what to do;
+    ///   ``DeviceLoginError/Code/configuration`` for an invalid name.
+    public func checkReady(profile name: String) async throws {
+        let file = try filePath(profile: name)
+        let lock = try lockPath(profile: name)
+        try await BlockingIO.run { [self] in
+            try ensureDirectory()
+            try checkExistingFile(at: lock, kind: "lock file", privateMode: nil)
+            try checkExistingFile(at: file, kind: "token file", privateMode: "600")
+            let probe = Self.join(directory, Self.temporaryFileName(for: file))
+            do {
+                let fd = try POSIX.openFile(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+                POSIX.closeFile(fd)
+                try POSIX.removeFile(probe)
+            } catch let error as SystemCallError {
+                throw storageError(error, doing: "create a file in", path: directory)
+            }
+            do {
+                POSIX.closeFile(try POSIX.openFile(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600))
+            } catch let error as SystemCallError {
+                throw storageError(error, doing: "open the lock file", path: lock)
+            }
+        }
+    }
+
+    /// Checks a file of the store when it exists: a regular file (not a symbolic link) of this user, and, when
+    /// `privateMode` is given, without group or other permission bits (the `chmod` hint names `privateMode`).
+    private func checkExistingFile(at path: String, kind: String, privateMode: String?) throws {
+        guard let status = try inspect(path, kind: kind, linkHint: "remove the link (rm \(path)) and try again") else {
+            return
+        }
+        guard status.type == POSIX.regularFile else {
+            throw DeviceLoginError(
+                .storage, "the \(kind) \(path) is not a regular file", hint: "move it aside (mv \(path) \(path).bad)"
+            )
+        }
+        if let privateMode {
+            try checkOwnership(status, path: path, kind: kind, mode: privateMode)
+        } else {
+            try checkOwner(status, path: path, kind: kind)
+        }
+    }
+}
