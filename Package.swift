@@ -74,7 +74,7 @@ let package = Package(
                 "DeviceLoginCLI", "device-login", "device-login-demo", "DeviceLogin", "DeviceLoginTesting",
                 "DeviceLoginTestSupport",
             ],
-            exclude: ["Snapshots"]
+            exclude: ["Tool/Snapshots"]
         ),
     ],
     swiftLanguageModes: [.v6]
