@@ -73,18 +73,21 @@ struct BenchmarkReport: Encodable {
         failures = tally.failures
         self.rfcViolations = rfcViolations
         goals = [
-            Goal(name: "all \(options.flows) flows succeed", measured: "\(tally.succeeded) succeeded",
-                 passed: tally.succeeded == options.flows),
+            Goal(
+                name: "all \(options.flows) flows succeed", measured: "\(tally.succeeded) succeeded",
+                passed: tally.succeeded == options.flows),
             Goal(name: "0 RFC violations", measured: "\(rfcViolations)", passed: rfcViolations == 0),
-            Goal(name: "peak RSS <= 100 MB", measured: Self.megabytes(peakRSSBytes),
-                 passed: peakRSSBytes <= Self.peakResidentGoalBytes),
+            Goal(
+                name: "peak RSS <= 100 MB", measured: Self.megabytes(peakRSSBytes),
+                passed: peakRSSBytes <= Self.peakResidentGoalBytes),
         ]
         if options.flows >= Self.perFlowGoalMinimumFlows {
-            goals.append(Goal(
-                name: "peak RSS per flow <= " + Self.kilobytes(Self.peakResidentPerFlowGoalBytes),
-                measured: Self.kilobytes(peakRSSPerFlowBytes),
-                passed: peakRSSPerFlowBytes <= Self.peakResidentPerFlowGoalBytes
-            ))
+            goals.append(
+                Goal(
+                    name: "peak RSS per flow <= " + Self.kilobytes(Self.peakResidentPerFlowGoalBytes),
+                    measured: Self.kilobytes(peakRSSPerFlowBytes),
+                    passed: peakRSSPerFlowBytes <= Self.peakResidentPerFlowGoalBytes
+                ))
         }
         passed = goals.allSatisfy(\.passed)
     }
@@ -96,14 +99,22 @@ struct BenchmarkReport: Encodable {
             "device-login-bench: \(flows) concurrent device flows, interval \(intervalSeconds) s, approval after "
                 + "\(approveAfterPolls) polls (in-process mock, ContinuousClock)",
             row("wall time", format(wallSeconds, digits: 2) + " s"),
-            row("CPU time", format(cpuSeconds, digits: 2) + " s (user " + format(userSeconds, digits: 2)
-                + " s, sys " + format(systemSeconds, digits: 2) + " s)"),
-            row("peak RSS", Self.megabytes(peakRSSBytes) + " (" + Self.megabytes(baselineRSSBytes)
-                + " before the flows)"),
-            row("peak RSS per flow", Self.kilobytes(peakRSSPerFlowBytes) + " (the growth during the flows / "
-                + "\(flows)\(judged))"),
-            row("requests per flow", format(requestsPerFlow, digits: 2) + " (min \(minimumRequestsPerFlow), max "
-                + "\(maximumRequestsPerFlow); \(requests) in all)"),
+            row(
+                "CPU time",
+                format(cpuSeconds, digits: 2) + " s (user " + format(userSeconds, digits: 2)
+                    + " s, sys " + format(systemSeconds, digits: 2) + " s)"),
+            row(
+                "peak RSS",
+                Self.megabytes(peakRSSBytes) + " (" + Self.megabytes(baselineRSSBytes)
+                    + " before the flows)"),
+            row(
+                "peak RSS per flow",
+                Self.kilobytes(peakRSSPerFlowBytes) + " (the growth during the flows / "
+                    + "\(flows)\(judged))"),
+            row(
+                "requests per flow",
+                format(requestsPerFlow, digits: 2) + " (min \(minimumRequestsPerFlow), max "
+                    + "\(maximumRequestsPerFlow); \(requests) in all)"),
             row("succeeded", "\(succeeded)"),
             row("failed", "\(failed)"),
         ]

@@ -29,10 +29,10 @@ struct ResourceUsage: Sendable {
         var usage = rusage()
         #if os(Linux)
         _ = getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        let maxRSS = Int(usage.ru_maxrss) * 1024  // kilobytes on Linux
+        let maxRSS = Int(usage.ru_maxrss) * 1024 // kilobytes on Linux
         #else
         _ = getrusage(RUSAGE_SELF, &usage)
-        let maxRSS = Int(usage.ru_maxrss)  // bytes on Darwin
+        let maxRSS = Int(usage.ru_maxrss) // bytes on Darwin
         #endif
         let status = ProcStatus.read()
         return ResourceUsage(
@@ -59,7 +59,8 @@ struct ProcStatus: Sendable {
     static func read() -> ProcStatus {
         var status = ProcStatus()
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: "/proc/self/status")),
-              data.count < 1 << 16 else { return status }
+            data.count < 1 << 16
+        else { return status }
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             if line.hasPrefix("VmHWM:") { status.highWaterBytes = kilobytes(line) * 1024 }
             if line.hasPrefix("VmRSS:") { status.residentBytes = kilobytes(line) * 1024 }

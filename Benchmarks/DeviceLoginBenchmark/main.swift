@@ -48,4 +48,3 @@ if options.json {
 } else {
     print(report.text)
 }
-

@@ -10,7 +10,8 @@ struct TestingKitDemoServer: DemoServer {
     /// Binds the listener on 127.0.0.1 for `options` (port, polling interval, approving by itself).
     /// - Throws: The listener's error when the port cannot be bound.
     init(_ options: DemoOptions) throws {
-        let script: MockAuthorizationServer.Script = options.approveAfter.map { .approve(after: .seconds($0)) }
+        let script: MockAuthorizationServer.Script =
+            options.approveAfter.map { .approve(after: .seconds($0)) }
             ?? .pending
         let model = MockAuthorizationServer(
             configuration: MockAuthorizationServer.Configuration(

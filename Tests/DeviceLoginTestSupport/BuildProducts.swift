@@ -16,7 +16,8 @@ public enum BuildProducts {
         }
         return Bundle.main.bundleURL
         #else
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent()
         #endif

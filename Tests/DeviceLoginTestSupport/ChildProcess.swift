@@ -42,7 +42,8 @@ public enum ChildProcess {
 
     /// Starts `executable` as ``start(_:_:environment:)`` does and waits for it: ``finish(_:stdout:stderr:)``.
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]) async throws
-        -> Result {
+        -> Result
+    {
         let (process, out, err) = try start(executable, arguments, environment: environment)
         return await finish(process, stdout: out, stderr: err)
     }
@@ -65,10 +66,11 @@ public enum ChildProcess {
                 let output = stdout.fileHandleForReading.readDataToEndOfFile()
                 group.wait()
                 process.waitUntilExit()
-                continuation.resume(returning: Result(
-                    status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
-                    stdout: output, stderr: error.withLock { $0 }
-                ))
+                continuation.resume(
+                    returning: Result(
+                        status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+                        stdout: output, stderr: error.withLock { $0 }
+                    ))
             }
         }
     }

@@ -1,3 +1,5 @@
+@testable import DeviceLogin
+
 // libFuzzer target: compact JWT decoding and ID-token claim checks, and RFC 6750 Bearer challenges. Any input must
 // give a value or an error, never a crash. Built by Scripts/fuzz.sh.
 #if canImport(FoundationEssentials)
@@ -5,7 +7,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-@testable import DeviceLogin
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func jwtFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

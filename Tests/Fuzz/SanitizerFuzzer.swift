@@ -27,7 +27,8 @@ public func sanitizerFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     if let uri = SafeURI(text) {
         check(uri.string == text, "SafeURI changed the text")
-        check(uri.string.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "SafeURI let a space, control or non-ASCII through")
+        check(
+            uri.string.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "SafeURI let a space, control or non-ASCII through")
         let lower = uri.string.lowercased()
         check(lower.hasPrefix("http://") || lower.hasPrefix("https://"), "SafeURI let another scheme through")
         check(!uri.host.isEmpty, "SafeURI without a host")

@@ -1,3 +1,5 @@
+@testable import DeviceLogin
+
 // libFuzzer target: the server-reply parser and every wire type read from its result, for any body with any status
 // and content type. Built by Scripts/fuzz.sh; a crash, a trap or an AddressSanitizer report is a bug.
 #if canImport(FoundationEssentials)
@@ -5,7 +7,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-@testable import DeviceLogin
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func serverReplyFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -14,7 +15,9 @@ public func serverReplyFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     // Byte 0 picks the status, byte 1 the content type and a Retry-After; the rest is the body.
     let statuses = [200, 201, 204, 400, 401, 403, 404, 408, 429, 500, 502, 503]
     let status = statuses[Int(bytes[0]) % statuses.count]
-    let types = ["application/json", "application/x-www-form-urlencoded", "text/plain", "application/json; charset=utf-8", ""]
+    let types = [
+        "application/json", "application/x-www-form-urlencoded", "text/plain", "application/json; charset=utf-8", "",
+    ]
     var headers: [HTTPHeader] = []
     let type = types[Int(bytes[1] & 0x7) % types.count]
     if !type.isEmpty { headers.append(HTTPHeader("Content-Type", type)) }
@@ -34,7 +37,8 @@ public func serverReplyFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
             _ = try? JSONEncoder().encode(tokens)
         }
         if let authorization = try? DeviceAuthorizationResponse(jsonObject: object) {
-            _ = DeviceAuthorization(response: authorization, receivedAt: Date(timeIntervalSince1970: 0))
+            _ =
+                DeviceAuthorization(response: authorization, receivedAt: Date(timeIntervalSince1970: 0))
                 .deadlineElapsed
         }
     }

@@ -39,14 +39,16 @@ public enum PollOutcome: Sendable, Hashable {
         case .httpError(let status, let retryAfter, _) where status >= 500 || status == 429 || status == 408:
             self = .transient(reason: "the server answered HTTP \(status)", retryAfterSeconds: retryAfter)
         case .httpError(let status, _, _):
-            self = .fatal(DeviceLoginError(
-                .invalidResponse, "the token endpoint answered HTTP \(status) without an OAuth error",
-                hint: "check the token endpoint URL"
-            ))
+            self = .fatal(
+                DeviceLoginError(
+                    .invalidResponse, "the token endpoint answered HTTP \(status) without an OAuth error",
+                    hint: "check the token endpoint URL"
+                ))
         case .malformed(let status, let reason, _):
-            self = .fatal(DeviceLoginError(
-                .invalidResponse, "the token endpoint answered HTTP \(status) but \(reason)"
-            ))
+            self = .fatal(
+                DeviceLoginError(
+                    .invalidResponse, "the token endpoint answered HTTP \(status) but \(reason)"
+                ))
         }
     }
 

@@ -70,10 +70,11 @@ public enum PollScheduler {
             state.interval = grown
             return schedule(grown, state: state, now: now)
         case .denied(let error):
-            return .fail(DeviceLoginError(
-                .accessDenied, "the sign-in request was denied",
-                hint: "run the command again if that was a mistake", oauthError: error
-            ))
+            return .fail(
+                DeviceLoginError(
+                    .accessDenied, "the sign-in request was denied",
+                    hint: "run the command again if that was a mistake", oauthError: error
+                ))
         case .expired(let error):
             return .fail(DeviceLoginError.codeExpired(oauthError: error))
         case .oauthError(let error):

@@ -39,13 +39,14 @@ struct CompactJWT {
 
     /// Decodes base64url (RFC 4648 §5), padded or not.
     static func base64URLDecode(_ text: Substring) -> Data? {
-        var base64 = String(text.map { character -> Character in
-            switch character {
-            case "-": return "+"
-            case "_": return "/"
-            default: return character
-            }
-        })
+        var base64 = String(
+            text.map { character -> Character in
+                switch character {
+                case "-": return "+"
+                case "_": return "/"
+                default: return character
+                }
+            })
         while base64.utf8.count % 4 != 0 { base64.append("=") }
         return Data(base64Encoded: base64)
     }

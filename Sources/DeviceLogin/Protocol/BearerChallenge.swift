@@ -53,7 +53,8 @@ struct BearerChallenge: Sendable, Hashable {
             if index < characters.count, characters[index] == UInt8(ascii: "=") {
                 index += 1
                 skip(isSpace)
-                let value = index < characters.count && characters[index] == UInt8(ascii: "\"")
+                let value =
+                    index < characters.count && characters[index] == UInt8(ascii: "\"")
                     ? readQuoted() : readToken()
                 if inBearer { parameters[token.lowercased()] = value }
             } else {

@@ -46,7 +46,8 @@ public struct DeviceAuthorizationResponse: WireMapped, Hashable {
             // A code the person cannot see cannot be typed: refuse it before polling for it (RFC 8628 §3.3).
             guard response.userCode.hasVisibleCharacter, response.userCode.count <= Self.maximumUserCodeLength else {
                 throw DeviceLoginError(
-                    .invalidResponse, "the server sent a user code that cannot be shown (empty, unprintable or too long)"
+                    .invalidResponse,
+                    "the server sent a user code that cannot be shown (empty, unprintable or too long)"
                 )
             }
         },

@@ -102,7 +102,6 @@ public struct OAuthError: Error, Sendable, Hashable {
     }
 }
 
-
 extension OAuthError {
     /// A one-line summary: the code and, if sent, the description.
     public var summary: String {

@@ -56,7 +56,8 @@ public enum ServerReply: Sendable, Hashable {
 
     private static func formObject(_ body: Data) -> JSONObject? {
         guard let text = String(data: body, encoding: .utf8), text.contains("="),
-              !text.contains("<"), !text.contains("{") else { return nil }
+            !text.contains("<"), !text.contains("{")
+        else { return nil }
         let object = FormEncoding.decodeObject(text.trimmed())
         return object.isEmpty ? nil : object
     }

@@ -38,7 +38,8 @@ extension RefreshDecision {
         of response: TokenResponse, replacing current: TokenSet, grant: Grant, receivedAt: Date
     ) -> DeviceLoginError? {
         if let idToken = response.idToken,
-           let refusal = idTokenRefusal(idToken, replacing: current.idToken, grant: grant, receivedAt: receivedAt) {
+            let refusal = idTokenRefusal(idToken, replacing: current.idToken, grant: grant, receivedAt: receivedAt)
+        {
             return refusal
         }
         return scopeRefusal(response.scope, holding: current.scope, grant: grant)

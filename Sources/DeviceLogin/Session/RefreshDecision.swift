@@ -64,23 +64,26 @@ enum RefreshDecision: Sendable, Hashable {
             if let refusal = refusal(of: response, replacing: current, grant: grant, receivedAt: receivedAt) {
                 return .reject(refusal)
             }
-            let next = resource.map { current.refreshed(with: response, for: $0, receivedAt: receivedAt) }
+            let next =
+                resource.map { current.refreshed(with: response, for: $0, receivedAt: receivedAt) }
                 ?? current.refreshed(with: response, receivedAt: receivedAt)
             return .store(next)
         case .oauthError(let error):
             if isServerTrouble(error) {
-                return .retryLater(DeviceLoginError(
-                    .transport, "the token endpoint failed while \(action): \(error.summary)",
-                    hint: "the server may be busy or down; try again later", oauthError: error
-                ), pause: nil)
+                return .retryLater(
+                    DeviceLoginError(
+                        .transport, "the token endpoint failed while \(action): \(error.summary)",
+                        hint: "the server may be busy or down; try again later", oauthError: error
+                    ), pause: nil)
             }
             if refusesOnlyThisRequest(error) {
                 return .refuse(DeviceLoginError.server(error, while: action))
             }
-            return .endSession(DeviceLoginError(
-                .sessionEnded, "the server ended the session (\(error.summary)); sign in again",
-                hint: "sign in again", oauthError: error
-            ))
+            return .endSession(
+                DeviceLoginError(
+                    .sessionEnded, "the server ended the session (\(error.summary)); sign in again",
+                    hint: "sign in again", oauthError: error
+                ))
         case .httpError(let status, let retryAfterSeconds, _):
             let error = DeviceLoginError(
                 .transport, "the token endpoint answered HTTP \(status) while \(action)",
@@ -88,9 +91,11 @@ enum RefreshDecision: Sendable, Hashable {
             )
             return .retryLater(error, pause: pause(status: status, retryAfterSeconds: retryAfterSeconds))
         case .malformed(let status, let reason, _):
-            return .unreadable(DeviceLoginError(
-                .invalidResponse, "the token endpoint's answer to a refresh (HTTP \(status)) is unreadable: \(reason)"
-            ))
+            return .unreadable(
+                DeviceLoginError(
+                    .invalidResponse,
+                    "the token endpoint's answer to a refresh (HTTP \(status)) is unreadable: \(reason)"
+                ))
         }
     }
 
@@ -114,18 +119,20 @@ enum RefreshDecision: Sendable, Hashable {
         current: TokenSet, resource: String?, now: Date, rejecting rejected: String?
     ) -> RefreshDecision {
         if let resource {
-            return .refuse(DeviceLoginError(
-                .configuration, "there is no refresh token to ask for an access token for \(resource)",
-                hint: "sign in with the resource, or with the offline_access scope"
-            ))
+            return .refuse(
+                DeviceLoginError(
+                    .configuration, "there is no refresh token to ask for an access token for \(resource)",
+                    hint: "sign in with the resource, or with the offline_access scope"
+                ))
         }
         if let token = current.accessToken(validAfter: now), token != rejected {
             return .useCurrent(current)
         }
-        return .endSession(DeviceLoginError(
-            .sessionEnded, "the access token has expired and the server issued no refresh token; sign in again",
-            hint: "ask for the offline_access scope to stay signed in"
-        ))
+        return .endSession(
+            DeviceLoginError(
+                .sessionEnded, "the access token has expired and the server issued no refresh token; sign in again",
+                hint: "ask for the offline_access scope to stay signed in"
+            ))
     }
 
     /// Decides whether tokens another process stored after this call asked for a refresh are the answer, though

@@ -104,9 +104,11 @@ extension TokenSet {
     static func storedSeconds(_ date: Date, field path: [any CodingKey], key: some CodingKey) throws -> Double {
         let seconds = date.timeIntervalSince1970
         guard storedTimes.contains(seconds) else {
-            throw EncodingError.invalidValue(seconds, EncodingError.Context(
-                codingPath: path + [key], debugDescription: outOfRange(seconds, field: path + [key])
-            ))
+            throw EncodingError.invalidValue(
+                seconds,
+                EncodingError.Context(
+                    codingPath: path + [key], debugDescription: outOfRange(seconds, field: path + [key])
+                ))
         }
         return seconds
     }

@@ -99,7 +99,8 @@ extension TokenState {
     /// The token `need` asks for in `tokens` when it is valid for the lifetime needed and is not the rejected one.
     func usableToken(in tokens: TokenSet, for need: TokenNeed) -> String? {
         let validAfter = now().addingTimeInterval(need.lifetime.timeInterval)
-        let token = need.resource.map { tokens.accessToken(for: $0, validAfter: validAfter) }
+        let token =
+            need.resource.map { tokens.accessToken(for: $0, validAfter: validAfter) }
             ?? tokens.accessToken(validAfter: validAfter)
         guard let token, token != need.rejected else { return nil }
         return token
@@ -197,10 +198,11 @@ extension TokenState {
                 return .failed(error, keeping: memory)
             }
             guard let stored = record?.tokens else {
-                return .ended(DeviceLoginError(
-                    .noSession, "signed out: the stored tokens of profile \(profile.name) were removed",
-                    hint: "sign in again"
-                ))
+                return .ended(
+                    DeviceLoginError(
+                        .noSession, "signed out: the stored tokens of profile \(profile.name) were removed",
+                        hint: "sign in again"
+                    ))
             }
             current = stored
             storedProfile = record?.profile ?? profile

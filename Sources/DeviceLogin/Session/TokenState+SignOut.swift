@@ -65,7 +65,8 @@ extension TokenState {
         do {
             result = try await revokeAll(tokens, restoringOnFailure: false)
         } catch {
-            reported.message += "; the new tokens were not saved, and revoking them was cancelled: they stay valid "
+            reported.message +=
+                "; the new tokens were not saved, and revoking them was cancelled: they stay valid "
                 + "at the server until they expire"
             return reported
         }
@@ -73,7 +74,8 @@ extension TokenState {
             reported.message += "; the new tokens were not saved, so they were revoked at the server"
         } else {
             let names = result.unrevoked.map { "the \($0.token) (\($0.outcome))" }.joined(separator: ", ")
-            reported.message += "; the new tokens were not saved, and could not all be revoked: \(names) stay valid "
+            reported.message +=
+                "; the new tokens were not saved, and could not all be revoked: \(names) stay valid "
                 + "at the server until they expire"
         }
         return reported
@@ -144,8 +146,9 @@ extension TokenState {
         if case .oauthError(let error) = ServerReply(response) {
             return .failed(DeviceLoginError.server(error, while: action))
         }
-        return .failed(DeviceLoginError(
-            .transport, "the revocation endpoint answered HTTP \(response.status) while \(action)"
-        ))
+        return .failed(
+            DeviceLoginError(
+                .transport, "the revocation endpoint answered HTTP \(response.status) while \(action)"
+            ))
     }
 }

@@ -88,8 +88,9 @@ public struct FileTokenStore: TokenStore {
         clock: any Clock<Duration> = SystemTime.clock,
         lockTimeout: Duration = .seconds(60)
     ) throws {
-        self.init(directory: try Self.defaultDirectory(environment: environment), clock: clock,
-                  lockTimeout: lockTimeout)
+        self.init(
+            directory: try Self.defaultDirectory(environment: environment), clock: clock,
+            lockTimeout: lockTimeout)
     }
 
     /// The store's directory for an environment.

@@ -31,11 +31,13 @@ package enum DedicatedThread {
         #else
         var thread = pthread_t()
         #endif
-        let status = pthread_create(&thread, &attributes, { context in
-            guard let context else { return nil }
-            Unmanaged<Work>.fromOpaque(context).takeRetainedValue().body()
-            return nil
-        }, work)
+        let status = pthread_create(
+            &thread, &attributes,
+            { context in
+                guard let context else { return nil }
+                Unmanaged<Work>.fromOpaque(context).takeRetainedValue().body()
+                return nil
+            }, work)
         if status != 0 {
             Unmanaged<Work>.fromOpaque(work).release()
             return false

@@ -1,3 +1,5 @@
+import CProcessHardening
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CProcessHardening
 
 /// Keeps the memory of a process that holds credentials out of core files, debuggers of the same user, and crash
 /// reports.

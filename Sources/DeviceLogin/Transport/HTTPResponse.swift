@@ -37,7 +37,8 @@ public struct HTTPResponse: Sendable, Hashable {
     /// The HTTP-date form is ignored: it needs a wall clock the engine does not trust across machines.
     public var retryAfterSeconds: Int? {
         guard let raw = header("Retry-After")?.trimmed(),
-              let seconds = Int(raw), seconds >= 0 else { return nil }
+            let seconds = Int(raw), seconds >= 0
+        else { return nil }
         return min(seconds, 86_400)
     }
 }

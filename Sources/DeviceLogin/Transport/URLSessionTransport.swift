@@ -113,7 +113,7 @@ public struct URLSessionTransport: HTTPTransport {
         case .timedOut:
             return TransportError(.timedOut, "the request to \(host) timed out")
         case .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
-             .serverCertificateNotYetValid:
+            .serverCertificateNotYetValid:
             return TransportError(.certificateVerificationFailed, "TLS with \(host) failed: \(detail)")
         case .secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired:
             return TransportError(.tlsFailure, "TLS with \(host) failed: \(detail)")

@@ -69,8 +69,9 @@ enum ArgumentParser {
                 value = inlineValue
             } else {
                 guard index < arguments.count else {
-                    throw UsageError("option '--\(name)' needs a value (\(spec.valueName ?? "value"))",
-                                     command: command)
+                    throw UsageError(
+                        "option '--\(name)' needs a value (\(spec.valueName ?? "value"))",
+                        command: command)
                 }
                 value = arguments[index]
                 index += 1

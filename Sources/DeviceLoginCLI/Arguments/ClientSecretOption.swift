@@ -1,10 +1,11 @@
+import DeviceLogin
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
-import DeviceLogin
 
 /// Where a confidential client's secret comes from: `--client-secret SECRET`, `--client-secret -` (standard
 /// input), `--client-secret-file PATH`, or their variables `DEVICE_LOGIN_CLIENT_SECRET` and
@@ -23,10 +24,13 @@ enum ClientSecretOption {
     /// - Parameter purpose: The first words of `--client-secret`'s help.
     static func options(_ purpose: String) -> [OptionSpec] {
         [
-            .value("client-secret", "SECRET", purpose + " Given as \"-\", it is read from stdin. Other users see"
-                + " an argument in ps: prefer --client-secret-file."),
-            .value("client-secret-file", "PATH",
-                   "Read the client secret from this file (one trailing newline is dropped)."),
+            .value(
+                "client-secret", "SECRET",
+                purpose + " Given as \"-\", it is read from stdin. Other users see"
+                    + " an argument in ps: prefer --client-secret-file."),
+            .value(
+                "client-secret-file", "PATH",
+                "Read the client secret from this file (one trailing newline is dropped)."),
         ]
     }
 

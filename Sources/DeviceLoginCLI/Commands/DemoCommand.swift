@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// `device-login demo`: a whole sign-in against the testing kit's authorization server on 127.0.0.1, with no
 /// account anywhere. With `--serve`, only the server, for trying other clients or for benchmarks.
@@ -31,14 +32,18 @@ package enum DemoCommand {
             name: "demo",
             summary: "Try a sign-in against a built-in authorization server on 127.0.0.1 (no account needed).",
             options: [
-                .value("approve-after", "SECONDS", "Approve the code by itself after this many seconds (default: wait"
-                    + " for you to approve it on the server's web page)."),
+                .value(
+                    "approve-after", "SECONDS",
+                    "Approve the code by itself after this many seconds (default: wait"
+                        + " for you to approve it on the server's web page)."),
                 .value("port", "PORT", "The port to listen on (default: a free one)."),
                 .value("interval", "SECONDS", "The polling interval the server asks for (default 5)."),
                 .value("qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never."),
                 .flag("json", "Print the token response as JSON on stdout."),
-                .flag("serve", "Only run the server: print its issuer on stdout and serve until Ctrl-C; then print"
-                    + " what it served on stderr."),
+                .flag(
+                    "serve",
+                    "Only run the server: print its issuer on stdout and serve until Ctrl-C; then print"
+                        + " what it served on stderr."),
             ],
             discussion: """
                 The server speaks RFC 8628 with discovery, refresh, revocation and userinfo, and enforces the
@@ -62,16 +67,18 @@ package enum DemoCommand {
             defer { group.cancelAll() }
             if options.serve {
                 try context.stdout.line(server.issuer)
-                context.stderr.line("Demo authorization server at \(server.issuer) (client ID "
-                    + "\(server.clientID)). Ctrl-C stops it.")
+                context.stderr.line(
+                    "Demo authorization server at \(server.issuer) (client ID "
+                        + "\(server.clientID)). Ctrl-C stops it.")
                 _ = try await group.next()
                 context.stderr.line(server.servedSummary)
                 return .success
             }
             context.stderr.line("Demo authorization server running at \(server.issuer) (in this process).")
             if let approveAfter = options.approveAfter {
-                context.stderr.line("It approves the code by itself after \(approveAfter) s; or open the link below"
-                    + " to approve or deny it yourself.")
+                context.stderr.line(
+                    "It approves the code by itself after \(approveAfter) s; or open the link below"
+                        + " to approve or deny it yourself.")
             } else {
                 context.stderr.line("Open the link below in a browser to approve or deny the code.")
             }

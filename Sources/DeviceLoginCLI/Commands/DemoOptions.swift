@@ -1,10 +1,11 @@
+import DeviceLogin
+import DeviceLoginTerminal
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
-import DeviceLoginTerminal
 
 /// The options of `demo` turned into values: the server's (read by the server `device-login-demo` makes) and the
 /// sign-in's. Pure, like ``LoginSettings``.
@@ -28,8 +29,9 @@ package struct DemoOptions: Sendable, Equatable {
         func seconds(_ name: String, range: ClosedRange<Int>) throws -> Int? {
             guard let text = options.value(name) else { return nil }
             guard let value = Int(text), range.contains(value) else {
-                throw UsageError("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)",
-                                 command: "demo")
+                throw UsageError(
+                    "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)",
+                    command: "demo")
             }
             return value
         }

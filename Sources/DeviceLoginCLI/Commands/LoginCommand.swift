@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// `device-login login`: sign in with the device flow, print the result on stdout, save the tokens.
 enum LoginCommand {
@@ -53,7 +54,8 @@ enum LoginCommand {
             try await state.store(result.response, revokingIfNotSaved: true)
             savedTo = try store.filePath(profile: settings.profile)
         }
-        let output = settings.json
+        let output =
+            settings.json
             ? try TokenOutput.json(result.response, receivedAt: result.receivedAt)
             : summary(result, settings: settings)
         do throws(ResultSink.WriteError) {
@@ -62,11 +64,13 @@ enum LoginCommand {
             // The only copy of the tokens may be the one that was just lost: say where they are, if anywhere.
             let code = CLI.unwritten(error, context: context)
             if let savedTo {
-                context.stderr.line("The tokens are saved in profile '\(settings.profile)' (\(savedTo)): "
-                    + "`device-login token --profile \(settings.profile)` prints the access token.")
+                context.stderr.line(
+                    "The tokens are saved in profile '\(settings.profile)' (\(savedTo)): "
+                        + "`device-login token --profile \(settings.profile)` prints the access token.")
             } else {
-                context.stderr.line("The tokens were not saved anywhere (nothing is stored), so they are lost: "
-                    + "sign in again.")
+                context.stderr.line(
+                    "The tokens were not saved anywhere (nothing is stored), so they are lost: "
+                        + "sign in again.")
             }
             return code
         }

@@ -1,10 +1,11 @@
+import DeviceLogin
+import DeviceLoginTerminal
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
-import DeviceLoginTerminal
 
 /// The `login` options turned into library values: pure but for reading a client secret from a file or stdin
 /// (through a ``ClientSecretOption/Input`` that tests replace), so every rule is tested without a network.
@@ -25,28 +26,32 @@ struct LoginSettings: Sendable, Equatable {
     var warnings: [String] = []
 
     /// The option table of `login` (also used by `demo` for the options that make sense there).
-    static let options: [OptionSpec] = [
-        .value("issuer", "URL", "The authorization server's issuer; endpoints are discovered from it."),
-        .value("client-id", "ID", "The client ID registered with the server."),
-    ] + ClientSecretOption.options("The client secret, for confidential clients (sent with HTTP Basic).") + [
-        .value("client-auth", "METHOD", "How to send the secret: basic (default) or post."),
-        .list("scope", "SCOPE", "A scope to ask for; repeat it or give a space-separated list."
-            + " Default for OpenID providers: openid profile offline_access."),
-        .list("resource", "URI", "An RFC 8707 resource indicator; may be repeated."),
-        .list("param", "KEY=VALUE", "An extra device authorization parameter (e.g. audience=...); may be repeated."),
-        .list("header", "NAME:VALUE", "An extra header for every request to the server; may be repeated."),
-        .value("device-authorization-endpoint", "URL", "The device authorization endpoint, when not discovered."),
-        .value("token-endpoint", "URL", "The token endpoint, when not discovered."),
-        .value("revocation-endpoint", "URL", "The revocation endpoint, when not discovered."),
-        .value("userinfo-endpoint", "URL", "The userinfo endpoint, when not discovered."),
-        .value("qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never."),
-        .flag("json", "Print the token response as JSON (with an absolute expires_at) on stdout."),
-        .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's."),
-        .flag("allow-insecure-http", "Allow plain http:// to hosts that are not loopback (unsafe)."),
-        .value("profile", "NAME", "The profile to save the sign-in as (default: default)."),
-        .flag("no-store", "Do not save the tokens."),
-        .flag("store-secret", "Save the client secret in the profile too (it is not saved otherwise)."),
-    ]
+    static let options: [OptionSpec] =
+        [
+            .value("issuer", "URL", "The authorization server's issuer; endpoints are discovered from it."),
+            .value("client-id", "ID", "The client ID registered with the server."),
+        ] + ClientSecretOption.options("The client secret, for confidential clients (sent with HTTP Basic).") + [
+            .value("client-auth", "METHOD", "How to send the secret: basic (default) or post."),
+            .list(
+                "scope", "SCOPE",
+                "A scope to ask for; repeat it or give a space-separated list."
+                    + " Default for OpenID providers: openid profile offline_access."),
+            .list("resource", "URI", "An RFC 8707 resource indicator; may be repeated."),
+            .list(
+                "param", "KEY=VALUE", "An extra device authorization parameter (e.g. audience=...); may be repeated."),
+            .list("header", "NAME:VALUE", "An extra header for every request to the server; may be repeated."),
+            .value("device-authorization-endpoint", "URL", "The device authorization endpoint, when not discovered."),
+            .value("token-endpoint", "URL", "The token endpoint, when not discovered."),
+            .value("revocation-endpoint", "URL", "The revocation endpoint, when not discovered."),
+            .value("userinfo-endpoint", "URL", "The userinfo endpoint, when not discovered."),
+            .value("qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never."),
+            .flag("json", "Print the token response as JSON (with an absolute expires_at) on stdout."),
+            .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's."),
+            .flag("allow-insecure-http", "Allow plain http:// to hosts that are not loopback (unsafe)."),
+            .value("profile", "NAME", "The profile to save the sign-in as (default: default)."),
+            .flag("no-store", "Do not save the tokens."),
+            .flag("store-secret", "Save the client secret in the profile too (it is not saved otherwise)."),
+        ]
 
     /// Reads the settings.
     /// - Parameter secrets: Where `--client-secret -` and `--client-secret-file` are read from.
@@ -59,7 +64,8 @@ struct LoginSettings: Sendable, Equatable {
         func url(_ name: String) throws -> URL? {
             guard let text = options.value(name) else { return nil }
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                  scheme == "https" || scheme == "http", url.host != nil else {
+                scheme == "https" || scheme == "http", url.host != nil
+            else {
                 throw UsageError("--\(name) must be an absolute http(s) URL, not '\(text)'", command: command)
             }
             return url
@@ -90,8 +96,9 @@ struct LoginSettings: Sendable, Equatable {
         let headers = try headerLines.map { try header($0, command: command) }
         for resource in options.list("resource") {
             guard let url = URL(string: resource), url.scheme != nil, url.fragment == nil else {
-                throw UsageError("--resource must be an absolute URI without a fragment (RFC 8707), not '\(resource)'",
-                                 command: command)
+                throw UsageError(
+                    "--resource must be an absolute URI without a fragment (RFC 8707), not '\(resource)'",
+                    command: command)
             }
         }
         let scopeWords = options.list("scope").flatMap { $0.split(separator: " ").map(String.init) }
@@ -150,9 +157,11 @@ struct LoginSettings: Sendable, Equatable {
         let tokenSymbols = Set("!#$%&'*+-.^_`|~".unicodeScalars)
         let scalars = line.unicodeScalars
         guard let colon = scalars.firstIndex(of: ":"), colon != scalars.startIndex,
-              scalars[..<colon].allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0)
-                  || ("0"..."9").contains($0) || tokenSymbols.contains($0) }),
-              !scalars[colon...].contains(where: { $0 != "\t" && $0.properties.generalCategory == .control })
+            scalars[..<colon].allSatisfy({
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0)
+                    || ("0"..."9").contains($0) || tokenSymbols.contains($0)
+            }),
+            !scalars[colon...].contains(where: { $0 != "\t" && $0.properties.generalCategory == .control })
         else {
             throw UsageError("--header must look like Name: value, not '\(line)'", command: command)
         }

@@ -6,7 +6,7 @@ enum LogoutCommand {
         name: "logout",
         summary: "Revoke the tokens at the server (RFC 7009) and delete the saved profile.",
         options: SessionContext.commonOptions + [
-            .flag("local", "Delete the profile without telling the server."),
+            .flag("local", "Delete the profile without telling the server.")
         ],
         discussion: """
             The refresh token is revoked first, then the access token, and then the profile is deleted. When

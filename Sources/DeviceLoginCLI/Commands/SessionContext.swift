@@ -1,18 +1,20 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// A saved profile opened for `token`, `status`, `userinfo` and `logout`: the store, the record and a token state.
 struct SessionContext: Sendable {
     /// Options every session command takes.
-    static let commonOptions: [OptionSpec] = [
-        .value("profile", "NAME", "The profile to use (default: default)."),
-    ] + ClientSecretOption.options("The client secret, when the profile does not store it.") + [
-        .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's."),
-    ]
+    static let commonOptions: [OptionSpec] =
+        [
+            .value("profile", "NAME", "The profile to use (default: default).")
+        ] + ClientSecretOption.options("The client secret, when the profile does not store it.") + [
+            .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's.")
+        ]
 
     let store: FileTokenStore
     let record: ProfileRecord

@@ -1,10 +1,11 @@
+import DeviceLogin
+import DeviceLoginTerminal
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
-import DeviceLoginTerminal
 
 /// The sign-in both `login` and `demo` run: discovery, the prompt on stderr, polling, and the result.
 struct SignIn: Sendable {

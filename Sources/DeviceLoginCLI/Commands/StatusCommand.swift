@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// `device-login status`: who is signed in, where, until when — never the tokens themselves.
 enum StatusCommand {
@@ -42,12 +43,15 @@ enum StatusCommand {
         guard let expiry else { return "no expiry given" }
         let left = DateText.seconds(from: now, to: expiry)
         if left > 0 {
-            let stamp = expiry > DateText.latest ? "after " + TokenOutput.timestamp(DateText.latest)
+            let stamp =
+                expiry > DateText.latest
+                ? "after " + TokenOutput.timestamp(DateText.latest)
                 : TokenOutput.timestamp(expiry)
             return "valid until \(stamp) (\(TokenOutput.duration(seconds: left)) left)"
         }
         // On the seconds: a NaN date compares as not earlier than any (`>=` of `Date` is `!(<)`).
-        let stamp = expiry.timeIntervalSince1970 >= DateText.earliest.timeIntervalSince1970
+        let stamp =
+            expiry.timeIntervalSince1970 >= DateText.earliest.timeIntervalSince1970
             ? "at " + TokenOutput.timestamp(expiry)
             : "before " + TokenOutput.timestamp(DateText.earliest)
         return "expired \(stamp) (refreshed on next use)"
@@ -67,10 +71,13 @@ enum StatusCommand {
         /// has usually passed since: identity, not freshness, is what status reports).
         private var claims: IDTokenClaims? {
             guard let record, let tokens = record.tokens, let idToken = tokens.idToken,
-                  let claims = try? IDTokenClaims(idToken: idToken) else { return nil }
+                let claims = try? IDTokenClaims(idToken: idToken)
+            else { return nil }
             let issuer = record.profile.issuer ?? record.profile.endpoints.issuer
-            guard (try? claims.validate(issuer: issuer, clientID: record.profile.clientID, now: tokens.issuedAt))
-                != nil else { return nil }
+            guard
+                (try? claims.validate(issuer: issuer, clientID: record.profile.clientID, now: tokens.issuedAt))
+                    != nil
+            else { return nil }
             return claims
         }
 
@@ -99,14 +106,16 @@ enum StatusCommand {
                 lines.append("  access token:   " + expiryText(tokens.expiresAt))
                 lines.append("  refresh token:  " + (tokens.refreshToken == nil ? "none" : "stored"))
                 for resource in tokens.resourceTokens.keys.sorted() {
-                    lines.append("  resource:       " + TerminalText.clean(resource) + ", "
-                        + expiryText(tokens.resourceTokens[resource]?.expiresAt))
+                    lines.append(
+                        "  resource:       " + TerminalText.clean(resource) + ", "
+                            + expiryText(tokens.resourceTokens[resource]?.expiresAt))
                 }
             } else {
                 lines.append("Not signed in: profile '\(name)' has no tokens (signed out, or the session ended).")
-                lines.append("Sign in again with: device-login login --profile \(name)"
-                    + " --issuer \(TerminalText.clean(profile.issuer ?? "URL")) --client-id "
-                    + TerminalText.clean(profile.clientID))
+                lines.append(
+                    "Sign in again with: device-login login --profile \(name)"
+                        + " --issuer \(TerminalText.clean(profile.issuer ?? "URL")) --client-id "
+                        + TerminalText.clean(profile.clientID))
             }
             lines.append("  stored in:      \(path)")
             return lines + otherProfiles

@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// `device-login token`: print a fresh access token, refreshing it when needed.
 enum TokenCommand {
@@ -12,8 +13,9 @@ enum TokenCommand {
         summary: "Print a fresh access token for a saved profile (refreshing it when needed).",
         options: SessionContext.commonOptions + [
             .value("resource", "URI", "Print an access token for this RFC 8707 resource."),
-            .value("min-ttl", "SECONDS",
-                   "Refresh unless the token stays valid this long (at least the 60 s refresh margin)."),
+            .value(
+                "min-ttl", "SECONDS",
+                "Refresh unless the token stays valid this long (at least the 60 s refresh margin)."),
             .flag("json", "Print JSON: access_token, token_type, expires_at, scope."),
         ],
         discussion: """

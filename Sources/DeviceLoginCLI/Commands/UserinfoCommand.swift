@@ -38,9 +38,11 @@ enum UserinfoCommand {
     /// a zero-width space or a Cyrillic `е`) or leave nothing; the literal shows exactly what it is, and no plain
     /// name starts with a quote, so no two claims are ever shown under the same name.
     static func displayName(_ name: String) -> String {
-        let plain = !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
-            ("!"..."~").contains(scalar) && scalar != "\"" && scalar != "\\"
-        }
+        let plain =
+            !name.isEmpty
+            && name.unicodeScalars.allSatisfy { scalar in
+                ("!"..."~").contains(scalar) && scalar != "\"" && scalar != "\\"
+            }
         return plain ? name : JSONText.asciiLiteral(name)
     }
 }

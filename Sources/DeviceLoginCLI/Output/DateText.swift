@@ -17,7 +17,8 @@ enum DateText {
     /// ``latest``.
     static func rfc3339(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
-        let bounded = interval.isNaN
+        let bounded =
+            interval.isNaN
             ? earliest.timeIntervalSince1970
             : min(max(interval, earliest.timeIntervalSince1970), latest.timeIntervalSince1970)
         // Within ±2.6e11 now: the conversion is exact and cannot overflow.

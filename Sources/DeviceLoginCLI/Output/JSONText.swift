@@ -60,7 +60,7 @@ enum JSONText {
         let properties = scalar.properties
         switch properties.generalCategory {
         case .control, .format, .privateUse, .unassigned, .surrogate, .lineSeparator, .paragraphSeparator,
-             .spaceSeparator:
+            .spaceSeparator:
             return true
         default:
             return properties.isDefaultIgnorableCodePoint

@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import DeviceLogin
 
 /// Where a command writes its result: standard output, or a buffer in tests.
 ///

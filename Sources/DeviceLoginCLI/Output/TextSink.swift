@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import DeviceLogin
 
 /// Where the CLI writes text for people: standard error, or a buffer in tests. Best effort: a failed write is
 /// dropped, since there is nowhere left to report it. Results go to a ``ResultSink``, which says when they fail.

@@ -1,3 +1,7 @@
+import DeviceLogin
+import DeviceLoginTerminal
+import Dispatch
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,9 +12,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
-import DeviceLogin
-import DeviceLoginTerminal
 
 /// The process shell around ``CLI/run(_:context:commands:)``: a hardened process, real streams, real time, the
 /// default transport, and the signals that end it (``InterruptHandler``). The only code that touches the real
@@ -43,8 +44,9 @@ package enum CLIProcess {
             now: SystemTime.now
         )
         if !hardening.isHardened {
-            context.stderr.line("device-login: warning: could not keep the process's memory out of core files ("
-                + hardening.description + ")")
+            context.stderr.line(
+                "device-login: warning: could not keep the process's memory out of core files ("
+                    + hardening.description + ")")
         }
 
         // Signals are handled before the work starts, so none arrives in between with its default action.

@@ -2,7 +2,7 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-import MachO  // _NSGetExecutablePath (<mach-o/dyld.h>)
+import MachO // _NSGetExecutablePath (<mach-o/dyld.h>)
 #endif
 
 /// The running program as a file: where it is, and replacing it with another (for ``DemoLauncher``).
@@ -34,7 +34,7 @@ enum Executable {
     /// - Returns: Only when that failed: the `errno` of the failure.
     static func replaceProcess(path: String, arguments: [String]) -> Int32 {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         // The command runs on a thread of the cooperative pool, where libdispatch blocks every asynchronous
         // signal, and execv keeps the calling thread's mask: the new program would start with SIGINT and SIGTERM
         // blocked. It gets an empty mask instead. (Ignored signals stay ignored; it sets up its own handling.)

@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import DeviceLogin
 
 /// The tool's exit codes, after BSD sysexits where one fits, and 128 + N for signal N. Documented in `--help` and
 /// docs/cli.md.

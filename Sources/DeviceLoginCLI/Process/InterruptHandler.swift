@@ -1,10 +1,11 @@
+import DeviceLogin
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
-import DeviceLogin
 
 /// The signals that end the process — SIGINT (Ctrl-C), SIGTERM (`timeout`, `kill`, service managers), SIGHUP (the
 /// terminal closed) and SIGQUIT (Ctrl-\) — all handled alike.

@@ -26,8 +26,9 @@ package enum CLI {
         case "--help", "-h", "help":
             if first == "help", arguments.count > 1 {
                 guard let command = commands.first(where: { $0.name == arguments[1] }) else {
-                    return usageError(UsageError("unknown command '\(arguments[1])'"), context: context,
-                                      commands: commands)
+                    return usageError(
+                        UsageError("unknown command '\(arguments[1])'"), context: context,
+                        commands: commands)
                 }
                 return emit(HelpText.command(command), context: context)
             }

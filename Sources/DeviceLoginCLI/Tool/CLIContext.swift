@@ -1,10 +1,11 @@
+import DeviceLogin
+import DeviceLoginTerminal
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
-import DeviceLoginTerminal
 
 /// What a command may touch: the environment, the two output streams, and factories for the parts that tests
 /// replace (transport, clock).

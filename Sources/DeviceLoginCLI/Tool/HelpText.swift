@@ -86,9 +86,10 @@ enum HelpText {
     }
 
     private static func exitCodes() -> [String] {
-        ["EXIT CODES:"] + ExitCode.allCases.map { code in
-            "  " + String(code.rawValue).padding(to: 5) + code.meaning
-        }
+        ["EXIT CODES:"]
+            + ExitCode.allCases.map { code in
+                "  " + String(code.rawValue).padding(to: 5) + code.meaning
+            }
     }
 }
 

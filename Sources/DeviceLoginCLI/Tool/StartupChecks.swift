@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import DeviceLogin
 
 /// What is checked once the options are parsed and before a command runs: files the options name, which would
 /// otherwise fail only at the first request, reported as a network failure after a sign-in had begun. (`--header`

@@ -1,5 +1,5 @@
-import Dispatch
 import DeviceLogin
+import Dispatch
 
 /// Shows a device flow as it happens: the sign-in prompt, then a live status line or plain progress lines.
 ///

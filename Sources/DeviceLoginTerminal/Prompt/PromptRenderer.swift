@@ -117,7 +117,8 @@ public struct PromptRenderer: Sendable, Hashable {
         let indent = "  "
         let columns = capabilities.columns ?? 80
         if capabilities.isUTF8, let banner = BannerFont.lines(for: code),
-            indent.count + BannerFont.width(forCount: code.count) <= columns {
+            indent.count + BannerFont.width(forCount: code.count) <= columns
+        {
             return banner.map { indent + $0 }
         }
         let spaced = code.map(String.init).joined(separator: " ")
@@ -154,7 +155,8 @@ public struct PromptRenderer: Sendable, Hashable {
             return .notice("QR code not shown: \(error).")
         }
         let renderer = QRRenderer(capabilities: capabilities)
-        let caption = authorization.verificationURIComplete == nil
+        let caption =
+            authorization.verificationURIComplete == nil
             ? "Scan to open \(uri.hostAndPort), then enter the code below."
             : "Scan to open \(uri.hostAndPort) with the code below filled in."
         let shown = QRSection.shown(renderer.lines(for: matrix), caption: caption)

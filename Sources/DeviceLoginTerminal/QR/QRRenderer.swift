@@ -143,7 +143,8 @@ public struct QRRenderer: Sendable, Hashable {
             var current: Bool?
             for module in dark {
                 if module != current {
-                    line += paint == .colors
+                    line +=
+                        paint == .colors
                         ? (module ? ANSI.blackBackground : ANSI.whiteBackground)
                         : (module ? ANSI.reset : ANSI.inverse)
                     current = module

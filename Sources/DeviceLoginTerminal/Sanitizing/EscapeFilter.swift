@@ -23,8 +23,8 @@ struct EscapeFilter {
             break
         case .escape:
             switch value {
-            case 0x5B: state = .controlSequence  // [
-            case 0x5D, 0x50, 0x58, 0x5E, 0x5F: state = .controlString  // ] P X ^ _
+            case 0x5B: state = .controlSequence // [
+            case 0x5D, 0x50, 0x58, 0x5E, 0x5F: state = .controlString // ] P X ^ _
             case 0x20...0x2F: state = .escapeIntermediate
             case 0x30...0x7E: state = .text
             case 0x1B: break
@@ -56,8 +56,8 @@ struct EscapeFilter {
             return nil
         case .controlString:
             switch value {
-            case 0x07, 0x9C, 0x18, 0x1A: state = .text  // BEL, ST, CAN, SUB
-            case 0x1B: state = .escape  // ESC \ (ST) or a new escape: either way the string ends
+            case 0x07, 0x9C, 0x18, 0x1A: state = .text // BEL, ST, CAN, SUB
+            case 0x1B: state = .escape // ESC \ (ST) or a new escape: either way the string ends
             default: break
             }
             return nil

@@ -43,7 +43,8 @@ public struct SafeURI: Sendable, Hashable, CustomStringConvertible {
         guard afterScheme.starts(with: "//".utf8) else { return nil }
         let authorityStart = afterScheme.startIndex + 2
         // The authority ends at the first "/", "?" or "#".
-        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 }
+        let authorityEnd =
+            bytes[authorityStart...].firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 }
             ?? bytes.endIndex
         let authority = bytes[authorityStart..<authorityEnd]
         guard !authority.contains(UInt8(ascii: "@")), let (host, port) = Self.hostAndPort(authority) else { return nil }
@@ -118,10 +119,11 @@ public struct SafeURI: Sendable, Hashable, CustomStringConvertible {
         // with one to four parts. No top-level domain starts with a digit, so such a host must be the plain form:
         // four decimal parts without leading zeros.
         guard let last = labels.last, last.first?.isDigit == true else { return true }
-        return labels.count == 4 && labels.allSatisfy { label in
-            label.allSatisfy(\.isDigit) && label.count <= 3 && (label.count == 1 || label.first != 0x30)
-                && (Int(String(decoding: label, as: UTF8.self)) ?? 256) <= 255
-        }
+        return labels.count == 4
+            && labels.allSatisfy { label in
+                label.allSatisfy(\.isDigit) && label.count <= 3 && (label.count == 1 || label.first != 0x30)
+                    && (Int(String(decoding: label, as: UTF8.self)) ?? 256) <= 255
+            }
     }
 }
 

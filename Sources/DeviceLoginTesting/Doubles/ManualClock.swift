@@ -167,7 +167,10 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                enum Action { case cancel, wake, sleep([CheckedContinuation<Void, Never>]) }
+                enum Action {
+                    case cancel, wake
+                    case sleep([CheckedContinuation<Void, Never>])
+                }
                 let action: Action = state.withLock { state in
                     // Read under the lock: a cancellation handler that ran before this block has already set the
                     // flag; one that runs after it finds the sleeper registered.
@@ -179,7 +182,7 @@ public final class ManualClock: Clock, Sendable {
                 switch action {
                 case .cancel: continuation.resume(throwing: CancellationError())
                 case .wake: continuation.resume()
-                case .sleep(let watchers): watchers.forEach { $0.resume() }
+                case .sleep(let watchers): for watcher in watchers { watcher.resume() }
                 }
             }
         } onCancel: {

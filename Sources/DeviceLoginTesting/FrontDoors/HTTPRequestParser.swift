@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// Reads one HTTP/1.1 request from bytes as they arrive, within fixed limits (RFC 9112).
 ///
@@ -56,7 +57,10 @@ struct HTTPRequestParser {
         return .complete(request)
     }
 
-    private enum HeadProgress { case needMore, complete, failure(Int, String) }
+    private enum HeadProgress {
+        case needMore, complete
+        case failure(Int, String)
+    }
 
     private mutating func readHead() -> HeadProgress {
         guard let end = headEnd() else {
@@ -99,7 +103,8 @@ struct HTTPRequestParser {
         var headers: [HTTPHeader] = []
         for line in lines.dropFirst() where !line.isEmpty {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
-                  !line[..<colon].contains(" "), !line[..<colon].contains("\t") else {
+                !line[..<colon].contains(" "), !line[..<colon].contains("\t")
+            else {
                 return .failure(400, "a header line is malformed")
             }
             let value = Self.trimmingBlanks(line[line.index(after: colon)...])
@@ -134,7 +139,8 @@ struct HTTPRequestParser {
                     return (index + 1, index + 2)
                 }
                 if index + 2 < buffer.count, buffer[index + 1] == UInt8(ascii: "\r"),
-                   buffer[index + 2] == UInt8(ascii: "\n") {
+                    buffer[index + 2] == UInt8(ascii: "\n")
+                {
                     return (index + 1, index + 3)
                 }
             }
@@ -147,7 +153,8 @@ struct HTTPRequestParser {
     private static func trimmingBlanks(_ text: Substring) -> String {
         let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = text.firstIndex(where: { !isBlank($0) }),
-              let last = text.lastIndex(where: { !isBlank($0) }) else { return "" }
+            let last = text.lastIndex(where: { !isBlank($0) })
+        else { return "" }
         return String(text[first...last])
     }
 

@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// An `HTTPTransport` that hands requests straight to a ``MockAuthorizationServer``: no sockets, no real time.
 ///

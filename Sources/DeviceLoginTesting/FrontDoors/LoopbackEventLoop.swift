@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-import DeviceLogin
 
 /// The listener's I/O: one dedicated thread that accepts, reads, writes and closes every connection with
 /// non-blocking sockets and `poll(2)`.
@@ -129,8 +130,10 @@ final class LoopbackEventLoop: @unchecked Sendable {
     }
 
     private func timeoutUntilNextDeadline() -> Int32 {
-        guard let next = connections.values.filter({ if case .handling = $0.phase { false } else { true } })
-            .map(\.deadline).min() else { return 1000 }
+        guard
+            let next = connections.values.filter({ if case .handling = $0.phase { false } else { true } })
+                .map(\.deadline).min()
+        else { return 1000 }
         let wait = clock.now.duration(to: next)
         let milliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
         return Int32(clamping: max(0, min(milliseconds + 1, 1000)))

@@ -1,3 +1,5 @@
+import DeviceLogin
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -8,7 +10,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// A small HTTP/1.1 server on 127.0.0.1 that serves a ``MockAuthorizationServer`` over real sockets: for tests of
 /// real transports and the CLI, and for demos in a browser.

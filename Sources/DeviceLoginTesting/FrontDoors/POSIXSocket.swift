@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-import DeviceLogin
 
 /// The few POSIX socket calls the loopback listener makes, with the platform differences in one place.
 ///

@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// An OAuth 2.0 authorization server for tests: one model of the device flow that enforces RFC 8628 itself,
 /// follows a script, and records every request with its time.

@@ -23,9 +23,10 @@ extension MockServerState {
             grants[grantID] = nil
             kind = .refreshToken
         }
-        revocations.append(Server.Revocation(
-            time: incoming.time, token: token, tokenTypeHint: incoming.value("token_type_hint"), kind: kind
-        ))
+        revocations.append(
+            Server.Revocation(
+                time: incoming.time, token: token, tokenTypeHint: incoming.value("token_type_hint"), kind: kind
+            ))
         // RFC 7009 §2.2: 200 whether or not the token was valid.
         let response = HTTPResponse(status: 200, headers: [HTTPHeader("Cache-Control", "no-store")])
         return Reply(response: .respond(response), answer: .success(status: 200))
@@ -44,9 +45,12 @@ extension MockServerState {
         let token = String(header.dropFirst("bearer ".count)).filter { $0 != " " }
         guard let access = accessTokens[token], incoming.time < access.expiresAt else {
             var reply = WireWriter.json(
-                ["error": .string("invalid_token"), "error_description": .string(
-                    WireWriter.standardDescription(of: .invalidToken)
-                )],
+                [
+                    "error": .string("invalid_token"),
+                    "error_description": .string(
+                        WireWriter.standardDescription(of: .invalidToken)
+                    ),
+                ],
                 status: 401,
                 headers: [HTTPHeader("WWW-Authenticate", #"Bearer error="invalid_token""#)]
             )

@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// Everything a ``MockAuthorizationServer`` knows, and the protocol rules that change it.
 ///
@@ -213,12 +214,14 @@ struct MockServerState {
         if let header = incoming.request.header("Authorization"), header.lowercased().hasPrefix("basic ") {
             let challenge = [HTTPHeader("WWW-Authenticate", #"Basic realm="mock""#)]
             guard let (id, secret) = Self.basicCredentials(header),
-                  let client = configuration.clients.first(where: { $0.id == id }),
-                  client.authentication == .clientSecretBasic(secret: secret),
-                  formSecret == nil, formID == nil || formID == id else {
-                throw ReplyError(writer.oauthError(
-                    .invalidClient, "Client authentication failed.", status: 401, headers: challenge
-                ))
+                let client = configuration.clients.first(where: { $0.id == id }),
+                client.authentication == .clientSecretBasic(secret: secret),
+                formSecret == nil, formID == nil || formID == id
+            else {
+                throw ReplyError(
+                    writer.oauthError(
+                        .invalidClient, "Client authentication failed.", status: 401, headers: challenge
+                    ))
             }
             return id
         }
@@ -239,8 +242,9 @@ struct MockServerState {
     static func basicCredentials(_ header: String) -> (String, String)? {
         let encoded = header.dropFirst("basic ".count).filter { $0 != " " }
         guard let data = Data(base64Encoded: String(encoded)),
-              let text = String(data: data, encoding: .utf8),
-              let colon = text.firstIndex(of: ":") else { return nil }
+            let text = String(data: data, encoding: .utf8),
+            let colon = text.firstIndex(of: ":")
+        else { return nil }
         return (FormEncoding.unescape(text[..<colon]), FormEncoding.unescape(text[text.index(after: colon)...]))
     }
 
@@ -336,19 +340,20 @@ struct MockServerState {
         let full = configuration.recording == .full
         var grantType = incoming.value("grant_type")
         if grantType == DeviceAccessTokenRequest.grantType { grantType = DeviceAccessTokenRequest.grantType }
-        records.append(Server.RecordedRequest(
-            time: incoming.time,
-            method: incoming.request.method,
-            path: incoming.path,
-            endpoint: endpoint,
-            grantType: endpoint == .token ? grantType : nil,
-            deviceCode: reply.deviceCode,
-            pollNumber: reply.pollNumber,
-            headers: full ? incoming.request.headers : [],
-            formFields: full ? incoming.form.map { Server.RecordedRequest.Field(name: $0.0, value: $0.1) } : [],
-            answer: reply.answer,
-            delay: reply.delay > .zero ? reply.delay : nil
-        ))
+        records.append(
+            Server.RecordedRequest(
+                time: incoming.time,
+                method: incoming.request.method,
+                path: incoming.path,
+                endpoint: endpoint,
+                grantType: endpoint == .token ? grantType : nil,
+                deviceCode: reply.deviceCode,
+                pollNumber: reply.pollNumber,
+                headers: full ? incoming.request.headers : [],
+                formFields: full ? incoming.form.map { Server.RecordedRequest.Field(name: $0.0, value: $0.1) } : [],
+                answer: reply.answer,
+                delay: reply.delay > .zero ? reply.delay : nil
+            ))
     }
 }
 

@@ -7,17 +7,19 @@ enum ApprovalPage {
     ///   - action: The absolute URL the form posts to.
     ///   - userCode: The code to prefill, as received.
     static func form(action: String, userCode: String) -> String {
-        page(title: "Connect a device", body: """
-            <h1>Connect a device</h1>
-            <p>Enter the code shown on your device, then approve or deny its request.</p>
-            <form method="post" action="\(escape(action))">
-            <label for="user_code">Code</label>
-            <input id="user_code" name="user_code" value="\(escape(userCode))" autocomplete="off" \
-            autocapitalize="characters" spellcheck="false" required>
-            <button type="submit" name="action" value="approve">Approve</button>
-            <button type="submit" name="action" value="deny">Deny</button>
-            </form>
-            """)
+        page(
+            title: "Connect a device",
+            body: """
+                <h1>Connect a device</h1>
+                <p>Enter the code shown on your device, then approve or deny its request.</p>
+                <form method="post" action="\(escape(action))">
+                <label for="user_code">Code</label>
+                <input id="user_code" name="user_code" value="\(escape(userCode))" autocomplete="off" \
+                autocapitalize="characters" spellcheck="false" required>
+                <button type="submit" name="action" value="approve">Approve</button>
+                <button type="submit" name="action" value="deny">Deny</button>
+                </form>
+                """)
     }
 
     /// The page shown after the form was posted.

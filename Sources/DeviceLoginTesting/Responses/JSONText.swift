@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// Writes JSON the way the mock server sends it: compact, keys sorted, `/` left unescaped.
 ///

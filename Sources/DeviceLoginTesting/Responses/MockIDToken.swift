@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// Builds the ID tokens the mock server issues (OpenID Connect Core §2): a JWT (RFC 7519) in compact form,
 /// `header.payload.signature`, each part base64url.

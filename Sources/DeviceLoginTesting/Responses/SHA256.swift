@@ -33,11 +33,13 @@ enum SHA256 {
         for blockStart in stride(from: 0, to: padded.count, by: 64) {
             for index in 0..<16 {
                 let offset = blockStart + index * 4
-                schedule[index] = UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
+                schedule[index] =
+                    UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
                     | UInt32(padded[offset + 2]) << 8 | UInt32(padded[offset + 3])
             }
             for index in 16..<64 {
-                let low = schedule[index - 15], high = schedule[index - 2]
+                let low = schedule[index - 15]
+                let high = schedule[index - 2]
                 let sigma0 = rotate(low, 7) ^ rotate(low, 18) ^ (low >> 3)
                 let sigma1 = rotate(high, 17) ^ rotate(high, 19) ^ (high >> 10)
                 schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
@@ -56,8 +58,14 @@ enum SHA256 {
     }
 
     private static func compress(_ state: inout [UInt32], _ schedule: [UInt32]) {
-        var a = state[0], b = state[1], c = state[2], d = state[3]
-        var e = state[4], f = state[5], g = state[6], h = state[7]
+        var a = state[0]
+        var b = state[1]
+        var c = state[2]
+        var d = state[3]
+        var e = state[4]
+        var f = state[5]
+        var g = state[6]
+        var h = state[7]
         for index in 0..<64 {
             let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
             let choice = (e & f) ^ (~e & g)

@@ -1,9 +1,10 @@
+import DeviceLogin
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
 
 /// One answer of the mock server with what it means, ready to be recorded and sent.
 struct Reply {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DeviceLoginCLI
 
 @Suite("ArgumentParser: table-driven options")
@@ -8,15 +9,19 @@ struct ArgumentParserTests {
     ]
 
     private func parse(_ words: [String], environment: [String: String] = [:], positionals: Int = 0) throws
-        -> ParsedOptions {
-        try ArgumentParser.parse(words, options: table, command: "login", environment: environment,
-                                 maximumPositionals: positionals)
+        -> ParsedOptions
+    {
+        try ArgumentParser.parse(
+            words, options: table, command: "login", environment: environment,
+            maximumPositionals: positionals)
     }
 
     @Test("--opt value and --opt=value, flags, repeated lists")
     func forms() throws {
-        let parsed = try parse(["--issuer", "https://a", "--scope=openid", "--scope", "email profile", "--json",
-                                "--client-id=x=y"])
+        let parsed = try parse([
+            "--issuer", "https://a", "--scope=openid", "--scope", "email profile", "--json",
+            "--client-id=x=y",
+        ])
         #expect(parsed.value("issuer") == "https://a")
         #expect(parsed.list("scope") == ["openid", "email profile"])
         #expect(parsed.flag("json"))
@@ -24,14 +29,16 @@ struct ArgumentParserTests {
         #expect(!parsed.has("nothing"))
     }
 
-    @Test("errors name the option", arguments: [
-        (["--nope"], "unknown option '--nope'"),
-        (["-x"], "unknown option '-x'"),
-        (["--issuer"], "option '--issuer' needs a value (URL)"),
-        (["--json=1"], "option '--json' takes no value"),
-        (["--issuer", "a", "--issuer", "b"], "option '--issuer' is given more than once"),
-        (["stray"], "unexpected argument 'stray'"),
-    ])
+    @Test(
+        "errors name the option",
+        arguments: [
+            (["--nope"], "unknown option '--nope'"),
+            (["-x"], "unknown option '-x'"),
+            (["--issuer"], "option '--issuer' needs a value (URL)"),
+            (["--json=1"], "option '--json' takes no value"),
+            (["--issuer", "a", "--issuer", "b"], "option '--issuer' is given more than once"),
+            (["stray"], "unexpected argument 'stray'"),
+        ])
     func errors(words: [String], message: String) {
         #expect(throws: UsageError(message, command: "login")) { try parse(words) }
     }
@@ -57,9 +64,11 @@ struct ArgumentParserTests {
         #expect(parsed.flag("json"))
     }
 
-    @Test("flags from the environment take 1/true/yes/on and 0/false/no/off only", arguments: [
-        ("1", true), ("YES", true), ("on", true), ("0", false), ("false", false), ("", false),
-    ])
+    @Test(
+        "flags from the environment take 1/true/yes/on and 0/false/no/off only",
+        arguments: [
+            ("1", true), ("YES", true), ("on", true), ("0", false), ("false", false), ("", false),
+        ])
     func environmentFlags(value: String, expected: Bool) throws {
         #expect(try parse([], environment: ["DEVICE_LOGIN_JSON": value]).flag("json") == expected)
     }
@@ -74,8 +83,9 @@ struct ArgumentParserTests {
     @Test("help never comes from the environment")
     func noHelpFromEnvironment() throws {
         let options = table + [.flag("help", "h")]
-        let parsed = try ArgumentParser.parse([], options: options, command: "login",
-                                              environment: ["DEVICE_LOGIN_HELP": "maybe"])
+        let parsed = try ArgumentParser.parse(
+            [], options: options, command: "login",
+            environment: ["DEVICE_LOGIN_HELP": "maybe"])
         #expect(!parsed.flag("help"))
     }
 
@@ -86,11 +96,13 @@ struct ArgumentParserTests {
         }
     }
 
-    @Test("environment variable names", arguments: [
-        ("client-id", "DEVICE_LOGIN_CLIENT_ID"),
-        ("device-authorization-endpoint", "DEVICE_LOGIN_DEVICE_AUTHORIZATION_ENDPOINT"),
-        ("qr", "DEVICE_LOGIN_QR"),
-    ])
+    @Test(
+        "environment variable names",
+        arguments: [
+            ("client-id", "DEVICE_LOGIN_CLIENT_ID"),
+            ("device-authorization-endpoint", "DEVICE_LOGIN_DEVICE_AUTHORIZATION_ENDPOINT"),
+            ("qr", "DEVICE_LOGIN_QR"),
+        ])
     func environmentNames(name: String, variable: String) {
         #expect(OptionSpec.flag(name, "").environmentVariable == variable)
     }

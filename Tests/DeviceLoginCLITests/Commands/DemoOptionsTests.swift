@@ -1,13 +1,15 @@
 import DeviceLogin
 import DeviceLoginTerminal
 import Testing
+
 @testable import DeviceLoginCLI
 
 @Suite("DemoOptions: demo's options, and the sign-in it runs")
 struct DemoOptionsTests {
     private func options(_ words: [String], environment: [String: String] = [:]) throws -> DemoOptions {
-        let parsed = try ArgumentParser.parse(words, options: DemoCommand.handOver.options, command: "demo",
-                                              environment: environment)
+        let parsed = try ArgumentParser.parse(
+            words, options: DemoCommand.handOver.options, command: "demo",
+            environment: environment)
         return try DemoOptions(parsed)
     }
 
@@ -24,8 +26,11 @@ struct DemoOptionsTests {
 
     @Test("every option, from the command line and from the environment")
     func given() throws {
-        let value = try options(["--approve-after", "0", "--port", "65535", "--interval", "1", "--qr", "never",
-                                 "--json"], environment: ["DEVICE_LOGIN_SERVE": "1"])
+        let value = try options(
+            [
+                "--approve-after", "0", "--port", "65535", "--interval", "1", "--qr", "never",
+                "--json",
+            ], environment: ["DEVICE_LOGIN_SERVE": "1"])
         #expect(value.approveAfter == 0)
         #expect(value.port == 65_535)
         #expect(value.interval == 1)
@@ -34,9 +39,11 @@ struct DemoOptionsTests {
         #expect(value.serve)
     }
 
-    @Test("the sign-in is the one `login --issuer I --client-id C --no-store` makes, with --qr and --json", arguments: [
-        [], ["--qr", "never"], ["--json"], ["--qr", "always", "--json"],
-    ])
+    @Test(
+        "the sign-in is the one `login --issuer I --client-id C --no-store` makes, with --qr and --json",
+        arguments: [
+            [], ["--qr", "never"], ["--json"], ["--qr", "always", "--json"],
+        ])
     func signIn(words: [String]) async throws {
         let demo = try options(words).signIn(issuer: "http://127.0.0.1:8080", clientID: "test-client")
         let login = try ArgumentParser.parse(
@@ -50,23 +57,28 @@ struct DemoOptionsTests {
 
     @Test("login's variables do not reach demo's sign-in")
     func environmentOfLogin() throws {
-        let demo = try options([], environment: [
-            "DEVICE_LOGIN_CLIENT_ID": "other", "DEVICE_LOGIN_SCOPE": "openid", "DEVICE_LOGIN_NO_STORE": "0",
-            "DEVICE_LOGIN_PROFILE": "work",
-        ]).signIn(issuer: "http://127.0.0.1:8080", clientID: "test-client")
+        let demo = try options(
+            [],
+            environment: [
+                "DEVICE_LOGIN_CLIENT_ID": "other", "DEVICE_LOGIN_SCOPE": "openid", "DEVICE_LOGIN_NO_STORE": "0",
+                "DEVICE_LOGIN_PROFILE": "work",
+            ]
+        ).signIn(issuer: "http://127.0.0.1:8080", clientID: "test-client")
         #expect(demo.client.clientID == "test-client")
         #expect(demo.client.scopes == nil)
         #expect(!demo.store)
         #expect(demo.profile == "default")
     }
 
-    @Test("usage errors name the option and point at demo's help", arguments: [
-        (["--port", "65536"], "--port must be a whole number from 0 to 65535"),
-        (["--interval", "0"], "--interval must be a whole number from 1 to 60"),
-        (["--approve-after", "soon"], "--approve-after must be a whole number from 0 to 3600"),
-        (["--approve-after", "-1"], "--approve-after must be a whole number from 0 to 3600"),
-        (["--qr", "sometimes"], "--qr must be auto, always or never, not 'sometimes'"),
-    ])
+    @Test(
+        "usage errors name the option and point at demo's help",
+        arguments: [
+            (["--port", "65536"], "--port must be a whole number from 0 to 65535"),
+            (["--interval", "0"], "--interval must be a whole number from 1 to 60"),
+            (["--approve-after", "soon"], "--approve-after must be a whole number from 0 to 3600"),
+            (["--approve-after", "-1"], "--approve-after must be a whole number from 0 to 3600"),
+            (["--qr", "sometimes"], "--qr must be auto, always or never, not 'sometimes'"),
+        ])
     func usageErrors(words: [String], message: String) throws {
         let error = try #require(throws: UsageError.self) { try options(words) }
         #expect(error == UsageError(message, command: "demo"))

@@ -2,18 +2,21 @@ import DeviceLogin
 import DeviceLoginTesting
 import Foundation
 import Testing
+
+@testable import DeviceLoginCLI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import DeviceLoginCLI
 
 @Suite("login in process against the mock server: the result, and a result that cannot be written")
 struct LoginCommandTests {
     /// Runs `login` against a mock server that approves every code at once, in virtual time.
     private func login(_ words: [String], home: URL, stdout: ResultSink? = nil) async throws
-        -> (code: ExitCode, stdout: String, stderr: String) {
+        -> (code: ExitCode, stdout: String, stderr: String)
+    {
         let clock = ManualClock()
         let server = MockAuthorizationServer(
             configuration: MockAuthorizationServer.Configuration(interval: 1, defaultScript: .approve(after: .zero)),
@@ -49,11 +52,13 @@ struct LoginCommandTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let result = try await login(["--json", "--no-store"], home: home, stdout: .failing(ENOSPC))
         #expect(result.code == .ioError)
-        #expect(result.stderr.hasSuffix("""
-            device-login: could not write the result to standard output: \(String(cString: strerror(ENOSPC)))
-            The tokens were not saved anywhere (nothing is stored), so they are lost: sign in again.
+        #expect(
+            result.stderr.hasSuffix(
+                """
+                device-login: could not write the result to standard output: \(String(cString: strerror(ENOSPC)))
+                The tokens were not saved anywhere (nothing is stored), so they are lost: sign in again.
 
-            """))
+                """))
     }
 
     @Test("--json with a profile into a failing stdout: exit 74, and where the tokens are saved")
@@ -63,12 +68,14 @@ struct LoginCommandTests {
         let result = try await login(["--json", "--profile", "work"], home: home, stdout: .failing(EPIPE))
         #expect(result.code == .ioError)
         let path = try FileTokenStore(directory: home.path).filePath(profile: "work")
-        #expect(result.stderr.hasSuffix("""
-            device-login: could not write the result to standard output: \(String(cString: strerror(EPIPE)))
-            The tokens are saved in profile 'work' (\(path)): `device-login token --profile work` prints the access \
-            token.
+        #expect(
+            result.stderr.hasSuffix(
+                """
+                device-login: could not write the result to standard output: \(String(cString: strerror(EPIPE)))
+                The tokens are saved in profile 'work' (\(path)): `device-login token --profile work` prints the access \
+                token.
 
-            """))
+                """))
         #expect(try await FileTokenStore(directory: home.path).load(profile: "work")?.tokens != nil)
     }
 }

@@ -1,6 +1,7 @@
 import DeviceLogin
 import DeviceLoginTerminal
 import Testing
+
 @testable import DeviceLoginCLI
 
 @Suite("LoginSettings: login options to library values")
@@ -8,8 +9,9 @@ struct LoginSettingsTests {
     private func settings(
         _ words: [String], environment: [String: String] = [:], secrets: ClientSecretOption.Input = .system
     ) async throws -> LoginSettings {
-        let parsed = try ArgumentParser.parse(words, options: LoginSettings.options, command: "login",
-                                              environment: environment)
+        let parsed = try ArgumentParser.parse(
+            words, options: LoginSettings.options, command: "login",
+            environment: environment)
         return try await LoginSettings.parse(parsed, secrets: secrets)
     }
 
@@ -28,8 +30,10 @@ struct LoginSettingsTests {
 
     @Test("--scope repeats and takes space-separated lists")
     func scopes() async throws {
-        let value = try await settings(["--issuer", "https://a", "--client-id", "c", "--scope", "openid email",
-                                  "--scope", "offline_access"])
+        let value = try await settings([
+            "--issuer", "https://a", "--client-id", "c", "--scope", "openid email",
+            "--scope", "offline_access",
+        ])
         #expect(value.client.scopes == ["openid", "email", "offline_access"])
     }
 
@@ -37,8 +41,10 @@ struct LoginSettingsTests {
     func secrets() async throws {
         let basic = try await settings(["--issuer", "https://a", "--client-id", "c", "--client-secret", "s"])
         #expect(basic.client.authentication == .clientSecretBasic(secret: "s"))
-        let post = try await settings(["--issuer", "https://a", "--client-id", "c", "--client-secret", "s",
-                                 "--client-auth", "post"])
+        let post = try await settings([
+            "--issuer", "https://a", "--client-id", "c", "--client-secret", "s",
+            "--client-auth", "post",
+        ])
         #expect(post.client.authentication == .clientSecretPost(secret: "s"))
     }
 
@@ -59,40 +65,46 @@ struct LoginSettingsTests {
         #expect(value.json)
     }
 
-    @Test("usage errors", arguments: [
-        ["--issuer", "https://a"],
-        ["--client-id", "c"],
-        ["--client-id", "c", "--device-authorization-endpoint", "https://a/d"],
-        ["--client-id", "c", "--issuer", "not a url"],
-        ["--client-id", "c", "--issuer", "ftp://a"],
-        ["--client-id", "c", "--issuer", "https://a", "--qr", "sometimes"],
-        ["--client-id", "c", "--issuer", "https://a", "--param", "novalue"],
-        ["--client-id", "c", "--issuer", "https://a", "--param", "=v"],
-        ["--client-id", "c", "--issuer", "https://a", "--resource", "relative/path"],
-        ["--client-id", "c", "--issuer", "https://a", "--resource", "https://a/#frag"],
-        ["--client-id", "c", "--issuer", "https://a", "--client-secret", "s", "--client-auth", "jwt"],
-        ["--client-id", "c", "--issuer", "https://a", "--header", "no colon"],
-        ["--client-id", "c", "--issuer", "https://a", "--header", ": empty name"],
-        ["--client-id", "c", "--issuer", "https://a", "--header", "Bad Name: x"],
-    ])
+    @Test(
+        "usage errors",
+        arguments: [
+            ["--issuer", "https://a"],
+            ["--client-id", "c"],
+            ["--client-id", "c", "--device-authorization-endpoint", "https://a/d"],
+            ["--client-id", "c", "--issuer", "not a url"],
+            ["--client-id", "c", "--issuer", "ftp://a"],
+            ["--client-id", "c", "--issuer", "https://a", "--qr", "sometimes"],
+            ["--client-id", "c", "--issuer", "https://a", "--param", "novalue"],
+            ["--client-id", "c", "--issuer", "https://a", "--param", "=v"],
+            ["--client-id", "c", "--issuer", "https://a", "--resource", "relative/path"],
+            ["--client-id", "c", "--issuer", "https://a", "--resource", "https://a/#frag"],
+            ["--client-id", "c", "--issuer", "https://a", "--client-secret", "s", "--client-auth", "jwt"],
+            ["--client-id", "c", "--issuer", "https://a", "--header", "no colon"],
+            ["--client-id", "c", "--issuer", "https://a", "--header", ": empty name"],
+            ["--client-id", "c", "--issuer", "https://a", "--header", "Bad Name: x"],
+        ])
     func usageErrors(words: [String]) async {
         await #expect(throws: UsageError.self) { try await settings(words) }
     }
 
     @Test("--header Name: value, repeated")
     func headers() async throws {
-        let value = try await settings(["--issuer", "https://a", "--client-id", "c", "--header", "X-Tenant: blue",
-                                  "--header=X-Trace:1"])
+        let value = try await settings([
+            "--issuer", "https://a", "--client-id", "c", "--header", "X-Tenant: blue",
+            "--header=X-Trace:1",
+        ])
         #expect(value.client.additionalHeaders == [HTTPHeader("X-Tenant", "blue"), HTTPHeader("X-Trace", "1")])
     }
 
     @Test("everything can come from the environment")
     func fromEnvironment() async throws {
-        let value = try await settings([], environment: [
-            "DEVICE_LOGIN_ISSUER": "https://env.example", "DEVICE_LOGIN_CLIENT_ID": "env-app",
-            "DEVICE_LOGIN_SCOPE": "openid offline_access", "DEVICE_LOGIN_QR": "always",
-            "DEVICE_LOGIN_NO_STORE": "1",
-        ])
+        let value = try await settings(
+            [],
+            environment: [
+                "DEVICE_LOGIN_ISSUER": "https://env.example", "DEVICE_LOGIN_CLIENT_ID": "env-app",
+                "DEVICE_LOGIN_SCOPE": "openid offline_access", "DEVICE_LOGIN_QR": "always",
+                "DEVICE_LOGIN_NO_STORE": "1",
+            ])
         #expect(value.issuer == "https://env.example")
         #expect(value.client.clientID == "env-app")
         #expect(value.client.scopes == ["openid", "offline_access"])
@@ -116,8 +128,9 @@ struct LoginSettingsTests {
         let piped = try await settings(["--client-secret", "-"], input(stdin: "from-stdin\n"))
         #expect(piped.client.authentication == .clientSecretBasic(secret: "from-stdin"))
         #expect(piped.warnings.isEmpty)
-        let file = try await settings(["--client-secret-file", "/f", "--client-auth", "post"],
-                                      input(file: "from-file\n"))
+        let file = try await settings(
+            ["--client-secret-file", "/f", "--client-auth", "post"],
+            input(file: "from-file\n"))
         #expect(file.client.authentication == .clientSecretPost(secret: "from-file"))
         #expect(file.warnings.isEmpty)
         let loose = try await settings(["--client-secret-file", "/f"], input(file: "from-file", mode: 0o100644))

@@ -1,6 +1,7 @@
 import DeviceLogin
 import Foundation
 import Testing
+
 @testable import DeviceLoginCLI
 
 /// `device-login status`: far expiry dates, and ID-token claims written to look like other lines.
@@ -21,9 +22,10 @@ struct StatusCommandTests {
         defer { fixture.remove() }
         for (seconds, text, json) in Self.farExpiries {
             // The store refuses to write such a date, so the file is written as a damaged or forged one would be.
-            try await fixture.save(TokenSet(
-                accessToken: "at-far", expiresAt: Self.now.addingTimeInterval(3600), issuedAt: Self.now
-            ))
+            try await fixture.save(
+                TokenSet(
+                    accessToken: "at-far", expiresAt: Self.now.addingTimeInterval(3600), issuedAt: Self.now
+                ))
             let path = fixture.home.appendingPathComponent("default.json")
             var file = try JSONSerialization.jsonObject(with: Data(contentsOf: path)) as? [String: Any] ?? [:]
             var tokens = file["tokens"] as? [String: Any] ?? [:]
@@ -50,23 +52,28 @@ struct StatusCommandTests {
         }
     }
 
-    @Test("far and odd expiries in a TokenSet built in code: text and JSON, no trap", arguments: [
-        (1e300, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
-        (-1e300, "expired before 0001-01-01T00:00:00Z (refreshed on next use)", "0001-01-01T00:00:00Z"),
-        (9.3e18, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
-        (Double.infinity, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
-        (-Double.infinity, "expired before 0001-01-01T00:00:00Z (refreshed on next use)", "0001-01-01T00:00:00Z"),
-        (Double.nan, "expired before 0001-01-01T00:00:00Z (refreshed on next use)", "0001-01-01T00:00:00Z"),
-        (253_402_300_799, "valid until 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
-        (1_800_003_600, "valid until 2027-01-15T09:00:00Z (1 h left)", "2027-01-15T09:00:00Z"),
-        (1_799_996_400, "expired at 2027-01-15T07:00:00Z (refreshed on next use)", "2027-01-15T07:00:00Z"),
-        (0, "expired at 1970-01-01T00:00:00Z (refreshed on next use)", "1970-01-01T00:00:00Z"),
-    ])
+    @Test(
+        "far and odd expiries in a TokenSet built in code: text and JSON, no trap",
+        arguments: [
+            (1e300, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
+            (-1e300, "expired before 0001-01-01T00:00:00Z (refreshed on next use)", "0001-01-01T00:00:00Z"),
+            (9.3e18, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
+            (Double.infinity, "valid until after 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
+            (-Double.infinity, "expired before 0001-01-01T00:00:00Z (refreshed on next use)", "0001-01-01T00:00:00Z"),
+            (Double.nan, "expired before 0001-01-01T00:00:00Z (refreshed on next use)", "0001-01-01T00:00:00Z"),
+            (253_402_300_799, "valid until 9999-12-31T23:59:59Z (over 100 years left)", "9999-12-31T23:59:59Z"),
+            (1_800_003_600, "valid until 2027-01-15T09:00:00Z (1 h left)", "2027-01-15T09:00:00Z"),
+            (1_799_996_400, "expired at 2027-01-15T07:00:00Z (refreshed on next use)", "2027-01-15T07:00:00Z"),
+            (0, "expired at 1970-01-01T00:00:00Z (refreshed on next use)", "1970-01-01T00:00:00Z"),
+        ])
     func farExpiryInCode(seconds: Double, text: String, json: String) throws {
-        let tokens = TokenSet(accessToken: "at", expiresAt: Date(timeIntervalSince1970: seconds), issuedAt: Self.now,
-                              resourceTokens: ["https://api.example.test/": .init(
-                                accessToken: "rt", expiresAt: Date(timeIntervalSince1970: seconds), issuedAt: Self.now
-                              )])
+        let tokens = TokenSet(
+            accessToken: "at", expiresAt: Date(timeIntervalSince1970: seconds), issuedAt: Self.now,
+            resourceTokens: [
+                "https://api.example.test/": .init(
+                    accessToken: "rt", expiresAt: Date(timeIntervalSince1970: seconds), issuedAt: Self.now
+                )
+            ])
         let report = try Self.report(tokens)
         #expect(report.lines.contains("  access token:   " + text))
         #expect(report.lines.contains("  resource:       https://api.example.test/, " + text))
@@ -81,17 +88,23 @@ struct StatusCommandTests {
             "exp": Self.now.timeIntervalSince1970 + 3600, "iat": Self.now.timeIntervalSince1970,
             "preferred_username": "ada\r\n  profile:        root\u{1B}[2A\u{202E}", "email": "x\u{2028}y",
         ])
-        let tokens = TokenSet(accessToken: "at", expiresAt: Self.now.addingTimeInterval(3600), idToken: idToken,
-                              scope: "openid\nscopes: all", issuedAt: Self.now)
-        let plain = try Self.report(TokenSet(accessToken: "at", expiresAt: Self.now.addingTimeInterval(3600),
-                                             issuedAt: Self.now))
+        let tokens = TokenSet(
+            accessToken: "at", expiresAt: Self.now.addingTimeInterval(3600), idToken: idToken,
+            scope: "openid\nscopes: all", issuedAt: Self.now)
+        let plain = try Self.report(
+            TokenSet(
+                accessToken: "at", expiresAt: Self.now.addingTimeInterval(3600),
+                issuedAt: Self.now))
         let report = try Self.report(tokens)
         #expect(report.lines.count == plain.lines.count)
         #expect(report.lines.first?.hasPrefix("Signed in as ada ") == true)
         #expect(report.lines.first?.hasSuffix(" admin).") == true)
         for line in report.lines {
-            #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control
-                || $0.properties.generalCategory == .format || $0 == "\u{2028}" }, "\(line.debugDescription)")
+            #expect(
+                !line.unicodeScalars.contains {
+                    $0.properties.generalCategory == .control
+                        || $0.properties.generalCategory == .format || $0 == "\u{2028}"
+                }, "\(line.debugDescription)")
         }
         let json = try TokenOutput.encode(report.json)
         #expect(!json.contains("\n") && !json.contains("\u{1B}") && !json.contains("\u{2028}"))
@@ -104,9 +117,11 @@ struct StatusCommandTests {
             deviceAuthorization: try #require(URL(string: "https://auth.example.test/d")),
             token: try #require(URL(string: "https://auth.example.test/t"))
         )
-        let profile = try Profile(issuer: ProfileFixture.issuer, endpoints: endpoints,
-                                  clientID: ProfileFixture.clientID)
-        return StatusCommand.Report(name: "default", path: "/home/ada/.local/state/device-login/default.json",
-                                    record: ProfileRecord(profile: profile, tokens: tokens), now: now, others: [])
+        let profile = try Profile(
+            issuer: ProfileFixture.issuer, endpoints: endpoints,
+            clientID: ProfileFixture.clientID)
+        return StatusCommand.Report(
+            name: "default", path: "/home/ada/.local/state/device-login/default.json",
+            record: ProfileRecord(profile: profile, tokens: tokens), now: now, others: [])
     }
 }

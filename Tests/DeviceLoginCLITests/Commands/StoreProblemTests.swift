@@ -2,50 +2,75 @@ import DeviceLogin
 import DeviceLoginTesting
 import Foundation
 import Testing
+
 @testable import DeviceLoginCLI
 
 /// Store problems through the CLI (issue 8): found before `login` asks the person anything, tokens revoked when a
 /// save still fails after approval, and a far time in a profile file reported instead of a crash.
-@Suite("Store problems: login checks first, revokes what it cannot save; status reads far times safely",
-       .serialized, .timeLimit(.minutes(2)))
+@Suite(
+    "Store problems: login checks first, revokes what it cannot save; status reads far times safely",
+    .serialized, .timeLimit(.minutes(2)))
 struct StoreProblemTests {
     /// A sign-in server on loopback that approves every code at once (polled every second, in real time).
     private static func model(script: MockAuthorizationServer.Script = .approveImmediately) -> MockAuthorizationServer {
-        MockAuthorizationServer(configuration: MockAuthorizationServer.Configuration(
-            interval: 1, rotatesRefreshTokens: true, recording: .summary, defaultScript: script
-        ))
+        MockAuthorizationServer(
+            configuration: MockAuthorizationServer.Configuration(
+                interval: 1, rotatesRefreshTokens: true, recording: .summary, defaultScript: script
+            ))
     }
 
     private static func login(_ server: LoopbackServer) -> [String] {
-        ["login", "--issuer", server.issuer, "--client-id", MockAuthorizationServer.Configuration.defaultClientID,
-         "--qr", "never"]
+        [
+            "login", "--issuer", server.issuer, "--client-id", MockAuthorizationServer.Configuration.defaultClientID,
+            "--qr", "never",
+        ]
     }
 
     /// Each problem, made in a fresh `DEVICE_LOGIN_HOME`, and what the error says.
     static let problems: [(name: String, make: @Sendable (String) throws -> Void, says: String)] = [
-        ("a symbolic link as DEVICE_LOGIN_HOME", { home in
-            try FileManager.default.moveItem(atPath: home, toPath: home + ".real")
-            try FileManager.default.createSymbolicLink(atPath: home, withDestinationPath: home + ".real")
-        }, "is a symbolic link; refusing to follow it"),
-        ("a symbolic link as the lock file", { home in
-            try FileManager.default.createSymbolicLink(atPath: home + "/default.lock", withDestinationPath: "/dev/null")
-        }, "the lock file \(String.home)/default.lock is a symbolic link"),
-        ("a folder others can read", { home in
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: home)
-        }, "can be accessed by other users (mode 0755)"),
-        ("a symbolic link as the token file", { home in
-            try FileManager.default.createSymbolicLink(atPath: home + "/default.json", withDestinationPath: "x.json")
-        }, "the token file \(String.home)/default.json is a symbolic link"),
-        ("a lock file of another user", { home in
-            _ = FileManager.default.createFile(atPath: home + "/default.lock", contents: nil)
-            guard chown(home + "/default.lock", 65_534, 65_534) == 0 else { throw CocoaError(.fileWriteNoPermission) }
-        }, "belongs to another user (uid 65534)"),
+        (
+            "a symbolic link as DEVICE_LOGIN_HOME",
+            { home in
+                try FileManager.default.moveItem(atPath: home, toPath: home + ".real")
+                try FileManager.default.createSymbolicLink(atPath: home, withDestinationPath: home + ".real")
+            }, "is a symbolic link; refusing to follow it"
+        ),
+        (
+            "a symbolic link as the lock file",
+            { home in
+                try FileManager.default.createSymbolicLink(
+                    atPath: home + "/default.lock", withDestinationPath: "/dev/null")
+            }, "the lock file \(String.home)/default.lock is a symbolic link"
+        ),
+        (
+            "a folder others can read",
+            { home in
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: home)
+            }, "can be accessed by other users (mode 0755)"
+        ),
+        (
+            "a symbolic link as the token file",
+            { home in
+                try FileManager.default.createSymbolicLink(
+                    atPath: home + "/default.json", withDestinationPath: "x.json")
+            }, "the token file \(String.home)/default.json is a symbolic link"
+        ),
+        (
+            "a lock file of another user",
+            { home in
+                _ = FileManager.default.createFile(atPath: home + "/default.lock", contents: nil)
+                guard chown(home + "/default.lock", 65_534, 65_534) == 0 else {
+                    throw CocoaError(.fileWriteNoPermission)
+                }
+            }, "belongs to another user (uid 65534)"
+        ),
     ]
 
     // Issue 8: a symlinked lock file or home, or a 0755 folder, was found only after the person approved, and the
     // tokens were dropped unrevoked.
-    @Test("each store problem: login exits 74 before any request reaches the server",
-          arguments: 0..<problems.count)
+    @Test(
+        "each store problem: login exits 74 before any request reaches the server",
+        arguments: 0..<problems.count)
     func loginChecksTheStoreFirst(index: Int) async throws {
         let problem = Self.problems[index]
         // Making a file of another user needs root.
@@ -111,8 +136,9 @@ struct StoreProblemTests {
     }
 
     // Issue 8, bug 1: a stored expires_at of ±1e300 or 9.3e18 made every later status trap (SIGILL).
-    @Test("status of the binary on a profile file with a far time: exit 74 naming the file, never a signal",
-          arguments: ["1e+300", "-1e+300", "9.3e+18", "9300000000000000000"])
+    @Test(
+        "status of the binary on a profile file with a far time: exit 74 naming the file, never a signal",
+        arguments: ["1e+300", "-1e+300", "9.3e+18", "9300000000000000000"])
     func farTimeInTheProfileFile(number: String) async throws {
         let home = try BinaryHarness.temporaryHome().path
         defer { try? FileManager.default.removeItem(atPath: home) }
@@ -122,8 +148,9 @@ struct StoreProblemTests {
             token: try #require(URL(string: "https://a.test/t"))
         )
         let profile = try Profile(endpoints: endpoints, clientID: "cli")
-        let tokens = TokenSet(accessToken: "at-far", expiresAt: Date(timeIntervalSince1970: marker),
-                              issuedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        let tokens = TokenSet(
+            accessToken: "at-far", expiresAt: Date(timeIntervalSince1970: marker),
+            issuedAt: Date(timeIntervalSince1970: 1_800_000_000))
         try await FileTokenStore(directory: home).save(ProfileRecord(profile: profile, tokens: tokens))
         let path = home + "/default.json"
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -142,7 +169,7 @@ struct StoreProblemTests {
     }
 }
 
-private extension String {
+extension String {
     /// Where the test's home goes in an expected message.
-    static let home = "$HOME"
+    fileprivate static let home = "$HOME"
 }

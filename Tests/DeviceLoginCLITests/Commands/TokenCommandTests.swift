@@ -2,6 +2,7 @@ import DeviceLogin
 import DeviceLoginTesting
 import Foundation
 import Testing
+
 @testable import DeviceLoginCLI
 
 /// `device-login token`, `status`, `userinfo` and `logout` as separate processes against the loopback mock.
@@ -152,8 +153,9 @@ struct TokenCommandTests {
             #expect(object?["token_type"] as? String == "Bearer")
 
             // --min-ttl longer than the token's life forces a refresh.
-            let forced = try await BinaryHarness.run(["token", "--min-ttl", "7200"],
-                                                     environment: ["DEVICE_LOGIN_HOME": home.path])
+            let forced = try await BinaryHarness.run(
+                ["token", "--min-ttl", "7200"],
+                environment: ["DEVICE_LOGIN_HOME": home.path])
             #expect(forced.status == 0)
             #expect(forced.stdout != result.stdout)
             #expect(model.refreshRequestCount == 1)
@@ -176,13 +178,15 @@ struct TokenCommandTests {
             for secret in [first.accessToken, refresh, first.idToken ?? "x-none"] {
                 #expect(!status.stdout.contains(secret) && !status.stderr.contains(secret))
             }
-            let statusJSON = try await BinaryHarness.run(["status", "--profile", "work", "--json"],
-                                                         environment: environment)
+            let statusJSON = try await BinaryHarness.run(
+                ["status", "--profile", "work", "--json"],
+                environment: environment)
             let object = try JSONSerialization.jsonObject(with: Data(statusJSON.stdout.utf8)) as? [String: Any]
             #expect(object?["signed_in"] as? Bool == true)
 
-            let info = try await BinaryHarness.run(["userinfo", "--profile", "work", "--json"],
-                                                   environment: environment)
+            let info = try await BinaryHarness.run(
+                ["userinfo", "--profile", "work", "--json"],
+                environment: environment)
             #expect(info.status == 0, "stderr: \(info.stderr)")
             let claims = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any]
             #expect(claims?["email"] as? String == "ada@example.test")
@@ -215,8 +219,10 @@ struct TokenCommandTests {
         #expect(failed.status == ExitCode.unavailable.rawValue, "stderr: \(failed.stderr)")
         #expect(failed.stderr.contains("Not revoked: the refresh token: "))
         #expect(failed.stderr.contains("Not revoked: the access token: "))
-        #expect(failed.stderr.contains("device-login: the server could not revoke every token; kept profile 'work' "
-            + "and its tokens\n"))
+        #expect(
+            failed.stderr.contains(
+                "device-login: the server could not revoke every token; kept profile 'work' "
+                    + "and its tokens\n"))
         #expect(failed.stderr.contains("`device-login logout --local --profile work`"))
         #expect(failed.stdout.isEmpty)
         for secret in [first.accessToken, first.refreshToken ?? "x-none"] { #expect(!failed.stderr.contains(secret)) }
@@ -280,7 +286,8 @@ struct TokenCommandTests {
         let secretFile = home.appendingPathComponent("client-secret")
         try Data((secret + "\n").utf8).write(to: secretFile)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretFile.path)
-        let warning = "device-login: warning: --client-secret on the command line is visible to other users in ps; "
+        let warning =
+            "device-login: warning: --client-secret on the command line is visible to other users in ps; "
             + "use --client-secret-file or --client-secret - (stdin)\n"
         try await LoopbackServer.withRunning(model: model) { server in
             let client = ClientConfiguration(clientID: "conf", authentication: .clientSecretBasic(secret: secret))
@@ -303,8 +310,9 @@ struct TokenCommandTests {
             }
             // No secret where the profile needs one: a configuration error before any request.
             try await expire(profile: "default", home: home)
-            let missing = try await ProcessHarness.run(["token", "--client-secret", "-"], environment: environment,
-                                                       input: Data())
+            let missing = try await ProcessHarness.run(
+                ["token", "--client-secret", "-"], environment: environment,
+                input: Data())
             #expect(missing.status == 78)
             #expect(missing.stderr == "device-login: the client secret from standard input is empty\n")
             #expect(model.refreshRequestCount == ways.count)

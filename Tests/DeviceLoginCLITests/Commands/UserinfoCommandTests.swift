@@ -1,6 +1,7 @@
 import DeviceLogin
 import Foundation
 import Testing
+
 @testable import DeviceLoginCLI
 
 /// `device-login userinfo` with a server whose claim names and values are written to fake other claims.
@@ -17,9 +18,10 @@ struct UserinfoCommandTests {
     private func run(_ arguments: [String], body: String) async throws -> (code: ExitCode, stdout: String) {
         let fixture = try ProfileFixture()
         defer { fixture.remove() }
-        try await fixture.save(TokenSet(
-            accessToken: "at-123456", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date()
-        ))
+        try await fixture.save(
+            TokenSet(
+                accessToken: "at-123456", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date()
+            ))
         let transport = StubTransport { request in
             guard request.url.path == "/userinfo" else { throw TransportError(.other, "unexpected request") }
             return StubTransport.json(body)
@@ -63,12 +65,14 @@ struct UserinfoCommandTests {
         #expect(decoded?["email\u{202E}"] as? String == "root@evil.test")
     }
 
-    @Test("claim names: plain ASCII as it is, anything else as an ASCII JSON literal", arguments: [
-        ("email", "email"), ("https://example.com/groups", "https://example.com/groups"), ("email:", "email:"),
-        ("", #""""#), (" ", #"" ""#), ("email\u{202E}", #""email\u202E""#), ("\u{200B}", #""\u200B""#),
-        ("\u{435}mail", #""\u0435mail""#), ("a b", #""a b""#), ("\"email\"", #""\"email\"""#), ("a\\b", #""a\\b""#),
-        ("名前", #""\u540D\u524D""#),
-    ])
+    @Test(
+        "claim names: plain ASCII as it is, anything else as an ASCII JSON literal",
+        arguments: [
+            ("email", "email"), ("https://example.com/groups", "https://example.com/groups"), ("email:", "email:"),
+            ("", #""""#), (" ", #"" ""#), ("email\u{202E}", #""email\u202E""#), ("\u{200B}", #""\u200B""#),
+            ("\u{435}mail", #""\u0435mail""#), ("a b", #""a b""#), ("\"email\"", #""\"email\"""#), ("a\\b", #""a\\b""#),
+            ("名前", #""\u540D\u524D""#),
+        ])
     func displayName(name: String, shown: String) {
         #expect(UserinfoCommand.displayName(name) == shown)
     }

@@ -2,6 +2,7 @@ import DeviceLogin
 import DeviceLoginTerminal
 import Foundation
 import Testing
+
 @testable import DeviceLoginCLI
 
 /// The `--json` output on stdout: every scalar a terminal would act on, or that draws nothing, is a `\uXXXX` escape.
@@ -52,7 +53,8 @@ struct JSONTextTests {
     /// The code points compared with the sanitiser: planes 0 and 1, the tag and variation-selector block of plane
     /// 14 whole, and every 97th of the rest (unassigned or private use, but for the CJK of planes 2 and 3) — all of
     /// Unicode would take seconds of a core that timing tests running alongside need.
-    static let comparedCodePoints = Array(UInt32(0)...0x1FFFF) + Array(UInt32(0xE0000)...0xE0FFF)
+    static let comparedCodePoints =
+        Array(UInt32(0)...0x1FFFF) + Array(UInt32(0xE0000)...0xE0FFF)
         + Array(stride(from: UInt32(0x20000), to: 0xE0000, by: 97))
         + Array(stride(from: UInt32(0xE1000), through: 0x10FFFF, by: 97))
 
@@ -69,19 +71,24 @@ struct JSONTextTests {
         #expect(missed.isEmpty, "shown raw in --json but dropped by the sanitiser: \(missed.prefix(20))")
     }
 
-    @Test("raw text: C0 controls too, as \\u00XX", arguments: [
-        ("a\u{0}b", #"a\u0000b"#), ("\u{1B}[31m", #"\u001B[31m"#), ("a\nb", #"a\u000Ab"#),
-        ("\u{1F}", #"\u001F"#), ("x\u{E0041}\u{E0042}", #"x\uDB40\uDC41\uDB40\uDC42"#), ("plain", "plain"),
-    ])
+    @Test(
+        "raw text: C0 controls too, as \\u00XX",
+        arguments: [
+            ("a\u{0}b", #"a\u0000b"#), ("\u{1B}[31m", #"\u001B[31m"#), ("a\nb", #"a\u000Ab"#),
+            ("\u{1F}", #"\u001F"#), ("x\u{E0041}\u{E0042}", #"x\uDB40\uDC41\uDB40\uDC42"#), ("plain", "plain"),
+        ])
     func rawText(text: String, escaped: String) {
         #expect(JSONText.escapingControls(text) == escaped)
     }
 
-    @Test("names as ASCII JSON literals: exact, distinct, and readable back as the same string", arguments: [
-        ("email", #""email""#), ("", #""""#), ("email\u{202E}", #""email\u202E""#), ("\u{435}mail", #""\u0435mail""#),
-        ("name\n sub", #""name\n sub""#), ("a\r\tb", #""a\r\tb""#), ("say \"hi\" \\o/", #""say \"hi\" \\o/""#),
-        ("\u{1B}[2J", #""\u001B[2J""#), ("\u{7F}", #""\u007F""#), ("😀", #""\uD83D\uDE00""#),
-    ])
+    @Test(
+        "names as ASCII JSON literals: exact, distinct, and readable back as the same string",
+        arguments: [
+            ("email", #""email""#), ("", #""""#), ("email\u{202E}", #""email\u202E""#),
+            ("\u{435}mail", #""\u0435mail""#),
+            ("name\n sub", #""name\n sub""#), ("a\r\tb", #""a\r\tb""#), ("say \"hi\" \\o/", #""say \"hi\" \\o/""#),
+            ("\u{1B}[2J", #""\u001B[2J""#), ("\u{7F}", #""\u007F""#), ("😀", #""\uD83D\uDE00""#),
+        ])
     func asciiLiteral(text: String, literal: String) throws {
         #expect(JSONText.asciiLiteral(text) == literal)
         #expect(try JSONDecoder().decode(String.self, from: Data(literal.utf8)) == text)

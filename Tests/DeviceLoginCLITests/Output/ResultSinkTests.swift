@@ -1,12 +1,14 @@
 import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLoginCLI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import DeviceLoginCLI
 
 @Suite("ResultSink: a result that did not arrive is an error")
 struct ResultSinkTests {
@@ -38,10 +40,12 @@ struct ResultSinkTests {
         #expect(throws: ResultSink.WriteError(code: EBADF)) {
             try ResultSink.fileDescriptor(closedWriter).line("token")
         }
-        #expect(ResultSink.WriteError(code: EBADF).message
-            == "could not write the result to standard output: it is closed")
-        #expect(ResultSink.WriteError(code: ENOSPC).message
-            == "could not write the result to standard output: " + String(cString: strerror(ENOSPC)))
+        #expect(
+            ResultSink.WriteError(code: EBADF).message
+                == "could not write the result to standard output: it is closed")
+        #expect(
+            ResultSink.WriteError(code: ENOSPC).message
+                == "could not write the result to standard output: " + String(cString: strerror(ENOSPC)))
     }
 
     @Test("a non-blocking descriptor that fills up: every byte arrives, in order")
@@ -84,9 +88,11 @@ struct ResultSinkTests {
         #expect(throws: ResultSink.WriteError(code: EIO)) { try ResultSink.failing(EIO).line() }
     }
 
-    @Test("--version and --help into a failing stdout: exit 74 and one line on stderr", arguments: [
-        ["--version"], ["--help"], ["help", "token"], ["login", "--help"],
-    ])
+    @Test(
+        "--version and --help into a failing stdout: exit 74 and one line on stderr",
+        arguments: [
+            ["--version"], ["--help"], ["help", "token"], ["login", "--help"],
+        ])
     func dispatcher(words: [String]) async {
         let result = await CLIHarness.run(words, stdout: .failing(ENOSPC))
         #expect(result.code == .ioError)

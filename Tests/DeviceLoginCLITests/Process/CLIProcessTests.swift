@@ -1,21 +1,25 @@
 import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLoginCLI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import DeviceLoginCLI
 
 /// The process shell of the real binary: what happens when standard output fails.
 @Suite("The real process: a result that cannot be written", .serialized, .timeLimit(.minutes(3)))
 struct CLIProcessTests {
-    @Test("token to a full device, a closed stdout or a pipe nobody reads: exit 74, said on stderr", arguments: [
-        (ProcessHarness.Output.full, "No space left on device"),
-        (.closed, "it is closed"),
-        (.brokenPipe, "Broken pipe"),
-    ])
+    @Test(
+        "token to a full device, a closed stdout or a pipe nobody reads: exit 74, said on stderr",
+        arguments: [
+            (ProcessHarness.Output.full, "No space left on device"),
+            (.closed, "it is closed"),
+            (.brokenPipe, "Broken pipe"),
+        ])
     func tokenUnwritten(output: ProcessHarness.Output, reason: String) async throws {
         let home = try BinaryHarness.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
@@ -33,14 +37,17 @@ struct CLIProcessTests {
         }
     }
 
-    @Test("every command's result is checked: --version, --help, status --json to /dev/full exit 74", arguments: [
-        ["--version"], ["--help"], ["token", "--help"], ["status", "--json"],
-    ])
+    @Test(
+        "every command's result is checked: --version, --help, status --json to /dev/full exit 74",
+        arguments: [
+            ["--version"], ["--help"], ["token", "--help"], ["status", "--json"],
+        ])
     func everyResult(words: [String]) async throws {
         let home = try BinaryHarness.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
-        let result = try await ProcessHarness.run(words, environment: ["DEVICE_LOGIN_HOME": home.path],
-                                                  output: .full)
+        let result = try await ProcessHarness.run(
+            words, environment: ["DEVICE_LOGIN_HOME": home.path],
+            output: .full)
         #expect(result.status == 74)
         #expect(result.stderr.hasPrefix("device-login: could not write the result to standard output: "))
     }
@@ -54,9 +61,10 @@ struct CLIProcessTests {
             environment: ["DEVICE_LOGIN_HOME": home.path], output: .full
         )
         #expect(result.status == 74)
-        #expect(result.stderr.contains(
-            "device-login: could not write the result to standard output: No space left on device\n"
-        ))
+        #expect(
+            result.stderr.contains(
+                "device-login: could not write the result to standard output: No space left on device\n"
+            ))
         #expect(result.stderr.contains("The tokens were not saved anywhere (nothing is stored)"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).isEmpty)
     }

@@ -1,11 +1,13 @@
 import DeviceLogin
+import Testing
+
+@testable import DeviceLoginCLI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Testing
-@testable import DeviceLoginCLI
 
 @Suite("DemoLauncher: device-login demo hands its command line over to device-login-demo")
 struct DemoLauncherTests {
@@ -25,8 +27,9 @@ struct DemoLauncherTests {
     }
 
     private func parse(_ words: [String]) throws -> ParsedOptions {
-        try ArgumentParser.parse(words, options: DemoCommand.handOver.options, command: "demo",
-                                 environment: ["DEVICE_LOGIN_INTERVAL": "2"])
+        try ArgumentParser.parse(
+            words, options: DemoCommand.handOver.options, command: "demo",
+            environment: ["DEVICE_LOGIN_INTERVAL": "2"])
     }
 
     @Test("the words go over as given (the environment goes by itself), to device-login-demo beside device-login")
@@ -37,8 +40,9 @@ struct DemoLauncherTests {
         let path = "/opt/bin/device-login-demo"
         #expect(calls() == [[path, path, "demo", "--approve-after=5", "--json"]])
         #expect(stdout().isEmpty)
-        #expect(stderr() == "device-login: could not start the demo server \(path): "
-            + String(cString: strerror(EACCES)) + "\n")
+        #expect(
+            stderr() == "device-login: could not start the demo server \(path): "
+                + String(cString: strerror(EACCES)) + "\n")
     }
 
     @Test("a missing device-login-demo: what it is and how to build it, exit 69")
@@ -48,12 +52,13 @@ struct DemoLauncherTests {
         #expect(launcher.run(try parse([]), context: context) == .unavailable)
         #expect(calls().count == 1)
         #expect(stdout().isEmpty)
-        #expect(stderr() == """
-            device-login: the demo server is a separate program, device-login-demo; there is none at \
-            /usr/local/bin/device-login-demo
-            hint: build it with `swift build --product device-login-demo` and keep it beside device-login
+        #expect(
+            stderr() == """
+                device-login: the demo server is a separate program, device-login-demo; there is none at \
+                /usr/local/bin/device-login-demo
+                hint: build it with `swift build --product device-login-demo` and keep it beside device-login
 
-            """)
+                """)
     }
 
     @Test("no executable path: nothing is started")
@@ -65,12 +70,14 @@ struct DemoLauncherTests {
         #expect(stderr().hasPrefix("device-login: cannot find where device-login itself is"))
     }
 
-    @Test("the program beside an executable", arguments: [
-        ("/a/b/device-login", "/a/b/device-login-demo"),
-        ("/device-login", "/device-login-demo"),
-        ("/a b/c/dl", "/a b/c/device-login-demo"),
-        ("device-login", "device-login-demo"),
-    ])
+    @Test(
+        "the program beside an executable",
+        arguments: [
+            ("/a/b/device-login", "/a/b/device-login-demo"),
+            ("/device-login", "/device-login-demo"),
+            ("/a b/c/dl", "/a b/c/device-login-demo"),
+            ("device-login", "device-login-demo"),
+        ])
     func besides(executable: String, expected: String) {
         #expect(DemoLauncher.path(besides: executable) == expected)
     }

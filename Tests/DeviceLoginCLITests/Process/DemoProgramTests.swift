@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DeviceLoginCLI
 
 /// The module graph as built, and `device-login demo` handing over to `device-login-demo`, as separate processes.
@@ -11,8 +12,9 @@ struct DemoProgramTests {
     @Test("the binary users install links none of the testing kit; device-login-demo does")
     func moduleGraph() throws {
         let shipped = try Data(contentsOf: BinaryHarness.binary)
-        #expect(shipped.range(of: Self.testingKitMangledPrefix) == nil,
-                "device-login contains code of DeviceLoginTesting: something in it depends on the testing kit")
+        #expect(
+            shipped.range(of: Self.testingKitMangledPrefix) == nil,
+            "device-login contains code of DeviceLoginTesting: something in it depends on the testing kit")
         // The same search finds the kit where it is linked, so a pass above is not a search that cannot match.
         let demo = try Data(contentsOf: BinaryHarness.demoBinary)
         #expect(demo.range(of: Self.testingKitMangledPrefix) != nil)
@@ -38,8 +40,9 @@ struct DemoProgramTests {
     func serve() async throws {
         let home = try BinaryHarness.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
-        let server = try BinaryHarness.start(["demo", "--serve", "--approve-after", "0", "--interval", "1"],
-                                             environment: [:])
+        let server = try BinaryHarness.start(
+            ["demo", "--serve", "--approve-after", "0", "--interval", "1"],
+            environment: [:])
         let issuer = try await firstLine(of: server)
         #expect(issuer.hasPrefix("http://127.0.0.1:"))
         let login = try await BinaryHarness.run(
@@ -52,9 +55,10 @@ struct DemoProgramTests {
         let served = try await server.finish()
         #expect(served.status == 0)
         #expect(served.stderr.hasPrefix("Demo authorization server at \(issuer) (client ID test-client)."))
-        #expect(served.stderr.hasSuffix(
-            "Served 1 device authorizations, 0 refreshes, 0 revocations; RFC 8628 violations seen: 0.\n"
-        ))
+        #expect(
+            served.stderr.hasSuffix(
+                "Served 1 device authorizations, 0 refreshes, 0 revocations; RFC 8628 violations seen: 0.\n"
+            ))
     }
 
     @Test("without device-login-demo beside it: what is missing and how to build it, exit 69; --help still works")
@@ -64,16 +68,18 @@ struct DemoProgramTests {
         let lonely = directory.appendingPathComponent("device-login")
         try FileManager.default.copyItem(at: BinaryHarness.binary, to: lonely)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: lonely.path)
-        let result = try await BinaryHarness.run(["demo", "--approve-after", "0"], environment: [:],
-                                                 executable: lonely)
+        let result = try await BinaryHarness.run(
+            ["demo", "--approve-after", "0"], environment: [:],
+            executable: lonely)
         #expect(result.status == ExitCode.unavailable.rawValue)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == """
-            device-login: the demo server is a separate program, device-login-demo; there is none at \
-            \(directory.resolvingSymlinksInPath().appendingPathComponent("device-login-demo").path)
-            hint: build it with `swift build --product device-login-demo` and keep it beside device-login
+        #expect(
+            result.stderr == """
+                device-login: the demo server is a separate program, device-login-demo; there is none at \
+                \(directory.resolvingSymlinksInPath().appendingPathComponent("device-login-demo").path)
+                hint: build it with `swift build --product device-login-demo` and keep it beside device-login
 
-            """)
+                """)
         let help = try await BinaryHarness.run(["demo", "--help"], environment: [:], executable: lonely)
         #expect(help.status == 0)
         #expect(help.stdout == HelpText.command(DemoCommand.handOver))

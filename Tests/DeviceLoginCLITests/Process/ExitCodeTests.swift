@@ -1,27 +1,31 @@
 import DeviceLogin
+import Testing
+
+@testable import DeviceLoginCLI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Testing
-@testable import DeviceLoginCLI
 
 @Suite("ExitCode: each failure has its own code")
 struct ExitCodeTests {
-    @Test("library errors map to documented codes", arguments: [
-        (DeviceLoginError.Code.accessDenied, ExitCode.denied),
-        (.expired, .expired),
-        (.transport, .unavailable),
-        (.oauth, .protocolError),
-        (.invalidResponse, .protocolError),
-        (.sessionEnded, .notSignedIn),
-        (.noSession, .notSignedIn),
-        (.storage, .ioError),
-        (.configuration, .configuration),
-        (.insecureEndpoint, .configuration),
-        (.discovery, .configuration),
-    ])
+    @Test(
+        "library errors map to documented codes",
+        arguments: [
+            (DeviceLoginError.Code.accessDenied, ExitCode.denied),
+            (.expired, .expired),
+            (.transport, .unavailable),
+            (.oauth, .protocolError),
+            (.invalidResponse, .protocolError),
+            (.sessionEnded, .notSignedIn),
+            (.noSession, .notSignedIn),
+            (.storage, .ioError),
+            (.configuration, .configuration),
+            (.insecureEndpoint, .configuration),
+            (.discovery, .configuration),
+        ])
     func mapping(code: DeviceLoginError.Code, expected: ExitCode) {
         #expect(ExitCode(DeviceLoginError(code, "m")) == expected)
     }
@@ -40,10 +44,12 @@ struct ExitCodeTests {
         #expect(ExitCode.cancelled.rawValue == 130)
     }
 
-    @Test("a signal's code is 128 + its number; a signal the tool does not handle has none", arguments: [
-        (SIGHUP, ExitCode.hangUp as ExitCode?), (SIGINT, .cancelled), (SIGQUIT, .quit), (SIGTERM, .terminated),
-        (SIGUSR1, nil), (SIGKILL, nil),
-    ])
+    @Test(
+        "a signal's code is 128 + its number; a signal the tool does not handle has none",
+        arguments: [
+            (SIGHUP, ExitCode.hangUp as ExitCode?), (SIGINT, .cancelled), (SIGQUIT, .quit), (SIGTERM, .terminated),
+            (SIGUSR1, nil), (SIGKILL, nil),
+        ])
     func signals(signal: Int32, expected: ExitCode?) {
         #expect(ExitCode(stoppedBy: signal) == expected)
         if let expected { #expect(expected.rawValue == 128 + signal) }

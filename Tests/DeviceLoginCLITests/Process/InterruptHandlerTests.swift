@@ -1,28 +1,32 @@
 import Foundation
 import Testing
+
+@testable import DeviceLoginCLI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import DeviceLoginCLI
 
 /// Signals that end the process: the real binary on a pseudo-terminal.
 @Suite("InterruptHandler: SIGINT, SIGTERM, SIGHUP, SIGQUIT", .serialized, .timeLimit(.minutes(3)))
 struct InterruptHandlerTests {
-    @Test("the exit code after a signal: 128 + N, unless the command succeeded anyway", arguments: [
-        (ExitCode.success, nil as Int32?, ExitCode.success),
-        (.expired, nil, .expired),
-        (.cancelled, SIGINT, .cancelled),
-        (.cancelled, SIGTERM, .terminated),
-        (.cancelled, SIGHUP, .hangUp),
-        (.cancelled, SIGQUIT, .quit),
-        // A failure the cancellation turned into (a transfer cut short) is still the signal's.
-        (.unavailable, SIGTERM, .terminated),
-        // `demo --serve` stops cleanly; a result written in time stays good.
-        (.success, SIGTERM, .success),
-        (.cancelled, SIGUSR1, .cancelled),
-    ])
+    @Test(
+        "the exit code after a signal: 128 + N, unless the command succeeded anyway",
+        arguments: [
+            (ExitCode.success, nil as Int32?, ExitCode.success),
+            (.expired, nil, .expired),
+            (.cancelled, SIGINT, .cancelled),
+            (.cancelled, SIGTERM, .terminated),
+            (.cancelled, SIGHUP, .hangUp),
+            (.cancelled, SIGQUIT, .quit),
+            // A failure the cancellation turned into (a transfer cut short) is still the signal's.
+            (.unavailable, SIGTERM, .terminated),
+            // `demo --serve` stops cleanly; a result written in time stays good.
+            (.success, SIGTERM, .success),
+            (.cancelled, SIGUSR1, .cancelled),
+        ])
     func exitCode(code: ExitCode, signal: Int32?, expected: ExitCode) {
         #expect(InterruptHandler.exitCode(code, stoppedBy: signal) == expected)
     }
@@ -37,8 +41,9 @@ struct InterruptHandlerTests {
     /// The bytes that put the terminal back: erase the line, reset attributes, show the cursor.
     private static let restore = "\u{1B}[2K\u{1B}[0m\u{1B}[?25h"
 
-    @Test("SIGINT, SIGTERM, SIGHUP and SIGQUIT during the live prompt: the terminal restored, exit 128+N, no dump",
-          arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT])
+    @Test(
+        "SIGINT, SIGTERM, SIGHUP and SIGQUIT during the live prompt: the terminal restored, exit 128+N, no dump",
+        arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT])
     func signalDuringPrompt(signal: Int32) async throws {
         let home = try BinaryHarness.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }

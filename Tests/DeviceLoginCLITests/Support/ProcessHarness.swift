@@ -1,7 +1,7 @@
 import DeviceLogin
+import DeviceLoginTestSupport
 import Foundation
 import Testing
-import DeviceLoginTestSupport
 
 /// Runs the built `device-login` with standard streams that `BinaryHarness` does not make: a full device, a closed
 /// descriptor, a pipe nobody reads, bytes on standard input, or a pseudo-terminal.
@@ -51,7 +51,8 @@ enum ProcessHarness {
         let inputPipe = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
-        if case .pipe = output {} else {
+        if case .pipe = output {
+        } else {
             // Nothing writes to `out`: it reads as empty.
             try out.fileHandleForWriting.close()
         }

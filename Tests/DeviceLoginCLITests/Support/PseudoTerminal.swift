@@ -1,6 +1,7 @@
 import DeviceLoginTestSupport
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

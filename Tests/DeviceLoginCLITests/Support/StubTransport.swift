@@ -8,9 +8,11 @@ final class StubTransport: HTTPTransport {
     private let answer: @Sendable (HTTPRequest) throws -> HTTPResponse
 
     /// A transport that answers with `answer`; by default every request fails as if the host were unreachable.
-    init(_ answer: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse = { _ in
-        throw TransportError(.connectionFailed, "the connection to the stub failed: nobody is there")
-    }) {
+    init(
+        _ answer: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse = { _ in
+            throw TransportError(.connectionFailed, "the connection to the stub failed: nobody is there")
+        }
+    ) {
         self.answer = answer
     }
 

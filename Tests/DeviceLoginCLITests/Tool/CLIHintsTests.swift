@@ -1,13 +1,15 @@
-@testable import DeviceLogin
 import DeviceLoginTesting
 import Foundation
+import Testing
+
+@testable import DeviceLogin
+@testable import DeviceLoginCLI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Testing
-@testable import DeviceLoginCLI
 
 /// Real errors of the library: each carries its reason and a hint that names nothing of the CLI, and the CLI words
 /// the hint as it always has.
@@ -39,23 +41,26 @@ struct CLIHintsTests {
         let noDevice = try AuthorizationServerMetadata(jsonObject: [
             "issuer": .string("https://a.example"), "token_endpoint": .string("https://a.example/token"),
         ])
-        check(try #require(throws: DeviceLoginError.self) { try ServerEndpoints(metadata: noDevice) },
-              reason: .missingEndpoint(.deviceAuthorization),
-              cliHint: "give the endpoint by hand (--device-authorization-endpoint)")
+        check(
+            try #require(throws: DeviceLoginError.self) { try ServerEndpoints(metadata: noDevice) },
+            reason: .missingEndpoint(.deviceAuthorization),
+            cliHint: "give the endpoint by hand (--device-authorization-endpoint)")
         let noToken = try AuthorizationServerMetadata(jsonObject: [
             "issuer": .string("https://a.example"),
             "device_authorization_endpoint": .string("https://a.example/device"),
         ])
-        check(try #require(throws: DeviceLoginError.self) { try ServerEndpoints(metadata: noToken) },
-              reason: .missingEndpoint(.token), cliHint: "give the endpoint by hand (--token-endpoint)")
+        check(
+            try #require(throws: DeviceLoginError.self) { try ServerEndpoints(metadata: noToken) },
+            reason: .missingEndpoint(.token), cliHint: "give the endpoint by hand (--token-endpoint)")
     }
 
     @Test("invalid_scope: --scope")
     func scopeRefused() async throws {
         var asking = client
         asking.scopes = ["launch-codes"]
-        let flow = DeviceFlow(endpoints: try model.endpoints(), client: asking,
-                              transport: InProcessTransport(server: model))
+        let flow = DeviceFlow(
+            endpoints: try model.endpoints(), client: asking,
+            transport: InProcessTransport(server: model))
         let error = try await #require(throws: DeviceLoginError.self) { try await flow.requestAuthorization() }
         #expect(error.oauthError?.code == .invalidScope)
         check(error, reason: .scopeRefused, cliHint: "ask for scopes the server knows (--scope)")
@@ -69,8 +74,9 @@ struct CLIHintsTests {
         #expect(none.code == .noSession)
         check(none, reason: .notSignedIn(profile: "work"), cliHint: "sign in first: device-login login")
 
-        let expired = TokenSet(accessToken: "AT", expiresAt: Date(timeIntervalSince1970: 0),
-                               refreshToken: "never-issued", issuedAt: Date(timeIntervalSince1970: 0))
+        let expired = TokenSet(
+            accessToken: "AT", expiresAt: Date(timeIntervalSince1970: 0),
+            refreshToken: "never-issued", issuedAt: Date(timeIntervalSince1970: 0))
         let ended = try await #require(throws: DeviceLoginError.self) {
             _ = try await state(tokens: expired).freshAccessToken()
         }
@@ -91,42 +97,53 @@ struct CLIHintsTests {
         let locked = try await #require(throws: DeviceLoginError.self) {
             try await store.withExclusiveAccess(profile: "default") {}
         }
-        check(locked, reason: .storeLocked(path: lockPath),
-              cliHint: "wait for the other device-login to finish, or stop it")
+        check(
+            locked, reason: .storeLocked(path: lockPath),
+            cliHint: "wait for the other device-login to finish, or stop it")
 
         let path = try store.filePath(profile: "next")
-        #expect(FileManager.default.createFile(atPath: path, contents: Data("{\"version\":99}".utf8),
-                                               attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data("{\"version\":99}".utf8),
+                attributes: [.posixPermissions: 0o600]))
         let newer = try await #require(throws: DeviceLoginError.self) { _ = try await store.load(profile: "next") }
-        check(newer, reason: .storeFromNewerVersion(path: path, version: 99),
-              cliHint: "use a newer device-login, or move the file aside and sign in again")
+        check(
+            newer, reason: .storeFromNewerVersion(path: path, version: 99),
+            cliHint: "use a newer device-login, or move the file aside and sign in again")
     }
 
     @Test("an expired code: run the command again")
     func expired() {
-        check(DeviceLoginError.codeExpired(oauthError: nil), reason: nil,
-              cliHint: "run the command again to get a new code")
+        check(
+            DeviceLoginError.codeExpired(oauthError: nil), reason: nil,
+            cliHint: "run the command again to get a new code")
     }
 
     @Test("a certificate that cannot be verified: --ca-file, wherever the failure was wrapped")
     func certificate() {
-        let failure = TransportError(.certificateVerificationFailed,
-                                     "TLS with auth.example.test failed: SSL certificate problem: self-signed")
+        let failure = TransportError(
+            .certificateVerificationFailed,
+            "TLS with auth.example.test failed: SSL certificate problem: self-signed")
         let hint = "if a private CA signed the server's certificate, trust it with --ca-file PEM"
         #expect(CLIHints.hint(for: DeviceLoginError.wrapping(failure, while: "the token request")) == hint)
-        #expect(CLIHints.hint(for: DeviceLoginError(.discovery, "discovery failed", hint: "check the issuer URL",
-                                                    transportError: failure)) == hint)
+        #expect(
+            CLIHints.hint(
+                for: DeviceLoginError(
+                    .discovery, "discovery failed", hint: "check the issuer URL",
+                    transportError: failure)) == hint)
         // Other TLS failures are not about trust: the library's hint stays.
         let handshake = TransportError(.tlsFailure, "TLS with auth.example.test failed: wrong version number")
-        #expect(CLIHints.hint(for: DeviceLoginError.wrapping(handshake, while: "the token request"))
-            == "check the network and the server address, then try again")
+        #expect(
+            CLIHints.hint(for: DeviceLoginError.wrapping(handshake, while: "the token request"))
+                == "check the network and the server address, then try again")
     }
 
     @Test("on stderr: a login whose discovery meets an unverifiable certificate names --ca-file, exit 69")
     func certificateReported() async {
         let transport = StubTransport { _ in
-            throw TransportError(.certificateVerificationFailed,
-                                 "TLS with auth.example.test failed: SSL certificate problem: self-signed certificate")
+            throw TransportError(
+                .certificateVerificationFailed,
+                "TLS with auth.example.test failed: SSL certificate problem: self-signed certificate")
         }
         let result = await CLIHarness.run(
             ["login", "--issuer", "https://auth.example.test", "--client-id", "c", "--no-store"], transport: transport
@@ -149,10 +166,12 @@ struct CLIHintsTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let profile = try Profile(name: "work", issuer: model.issuer, endpoints: try model.endpoints(), client: client)
         try await FileTokenStore(directory: home.path).save(ProfileRecord(profile: profile, tokens: nil))
-        let result = await CLIHarness.run(["token", "--profile", "work"],
-                                          environment: ["DEVICE_LOGIN_HOME": home.path])
+        let result = await CLIHarness.run(
+            ["token", "--profile", "work"],
+            environment: ["DEVICE_LOGIN_HOME": home.path])
         #expect(result.code == .notSignedIn)
-        #expect(result.stderr == "device-login: not signed in (profile work)\n"
-            + "hint: sign in first: device-login login\n")
+        #expect(
+            result.stderr == "device-login: not signed in (profile work)\n"
+                + "hint: sign in first: device-login login\n")
     }
 }

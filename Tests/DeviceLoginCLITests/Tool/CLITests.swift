@@ -2,13 +2,17 @@ import DeviceLogin
 import DeviceLoginTerminal
 import Foundation
 import Testing
+
 @testable import DeviceLoginCLI
 
 /// Runs the CLI in-process with captured streams.
 struct CLIHarness {
-    static func run(_ arguments: [String], environment: [String: String] = [:],
-                    transport: (any HTTPTransport)? = nil, stdout failing: ResultSink? = nil)
-        async -> (code: ExitCode, stdout: String, stderr: String) {
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:],
+        transport: (any HTTPTransport)? = nil, stdout failing: ResultSink? = nil
+    )
+        async -> (code: ExitCode, stdout: String, stderr: String)
+    {
         var (context, stdout, stderr) = context(environment: environment, transport: transport)
         if let failing { context.stdout = failing }
         let code = await CLI.run(arguments, context: context)
@@ -17,13 +21,15 @@ struct CLIHarness {
 
     /// A context over buffers (not a terminal), with what was written to each.
     static func context(environment: [String: String] = [:], transport: (any HTTPTransport)? = nil)
-        -> (context: CLIContext, stdout: @Sendable () -> String, stderr: @Sendable () -> String) {
+        -> (context: CLIContext, stdout: @Sendable () -> String, stderr: @Sendable () -> String)
+    {
         let out = ResultSink.buffer()
         let err = TextSink.buffer()
         let context = CLIContext(
             environment: environment, stdout: out.sink, stderr: err.sink,
-            terminal: TerminalCapabilities(isTerminal: false, columns: nil, rows: nil, isUTF8: true, noColor: true,
-                                           term: nil),
+            terminal: TerminalCapabilities(
+                isTerminal: false, columns: nil, rows: nil, isUTF8: true, noColor: true,
+                term: nil),
             makeTransport: { options in transport ?? DefaultTransport.make(options: options) },
             clock: ContinuousClock(), now: Date.init
         )
@@ -53,15 +59,23 @@ struct CLITests {
         #expect(result.stdout == "device-login \(DeviceLoginVersion.string)\n")
     }
 
-    @Test("no command, an unknown command or option: one line, a usage hint, exit 64", arguments: [
-        ([], ""),
-        (["frobnicate"], "device-login: unknown command 'frobnicate'\n"),
-        (["--frobnicate"], "device-login: unknown option '--frobnicate'\n"),
-        (["login", "--bogus"], "device-login: unknown option '--bogus'\n"
-            + "usage: device-login login [options]  (see: device-login login --help)\n"),
-        (["login", "--issuer"], "device-login: option '--issuer' needs a value (URL)\n"
-            + "usage: device-login login [options]  (see: device-login login --help)\n"),
-    ])
+    @Test(
+        "no command, an unknown command or option: one line, a usage hint, exit 64",
+        arguments: [
+            ([], ""),
+            (["frobnicate"], "device-login: unknown command 'frobnicate'\n"),
+            (["--frobnicate"], "device-login: unknown option '--frobnicate'\n"),
+            (
+                ["login", "--bogus"],
+                "device-login: unknown option '--bogus'\n"
+                    + "usage: device-login login [options]  (see: device-login login --help)\n"
+            ),
+            (
+                ["login", "--issuer"],
+                "device-login: option '--issuer' needs a value (URL)\n"
+                    + "usage: device-login login [options]  (see: device-login login --help)\n"
+            ),
+        ])
     func usage(words: [String], stderr: String) async {
         let result = await CLIHarness.run(words)
         #expect(result.code == .usage)
@@ -71,8 +85,10 @@ struct CLITests {
 
     @Test("plain HTTP to a remote issuer is a configuration error (78) before any request")
     func insecureIssuer() async {
-        let result = await CLIHarness.run(["login", "--issuer", "http://auth.example.com", "--client-id", "c",
-                                           "--no-store"])
+        let result = await CLIHarness.run([
+            "login", "--issuer", "http://auth.example.com", "--client-id", "c",
+            "--no-store",
+        ])
         #expect(result.code == .configuration)
         #expect(result.stderr.contains("refusing plain HTTP to auth.example.com"))
         #expect(result.stdout.isEmpty)

@@ -1,5 +1,6 @@
 import DeviceLoginTestSupport
 import Testing
+
 @testable import DeviceLoginCLI
 
 /// Help texts are compared with the files in `Snapshots/`. Re-record after a deliberate change with

@@ -1,12 +1,14 @@
 import DeviceLogin
 import Foundation
+import Testing
+
+@testable import DeviceLoginCLI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Testing
-@testable import DeviceLoginCLI
 
 /// A bad `--ca-file` or `--header` is a configuration error at start (78) or a usage error (64), before any request
 /// — not a network failure at the first one.
@@ -48,34 +50,39 @@ struct StartupCheckTests {
 
     private static let login = ["login", "--issuer", "https://auth.example.test", "--client-id", "c", "--no-store"]
 
-    @Test("an unusable --ca-file: exit 78 with what is wrong, and no request", arguments: [
-        ("missing.pem", "no such file"),
-        ("folder", "is a directory"),
-        ("fifo", "is not a regular file"),
-        ("empty.pem", "holds no PEM certificate"),
-        ("key.pem", "holds no PEM certificate"),
-        ("binary.der", "holds no PEM certificate"),
-        ("huge.pem", "is larger than 1 MiB"),
-    ])
+    @Test(
+        "an unusable --ca-file: exit 78 with what is wrong, and no request",
+        arguments: [
+            ("missing.pem", "no such file"),
+            ("folder", "is a directory"),
+            ("fifo", "is not a regular file"),
+            ("empty.pem", "holds no PEM certificate"),
+            ("key.pem", "holds no PEM certificate"),
+            ("binary.der", "holds no PEM certificate"),
+            ("huge.pem", "is larger than 1 MiB"),
+        ])
     func badCAFile(name: String, problem: String) async throws {
         let files = try Files()
         defer { files.remove() }
         let home = files.path("home")
         for words in [Self.login, ["token"], ["userinfo"], ["logout"]] {
             let transport = StubTransport()
-            let result = await CLIHarness.run(words + ["--ca-file", files.path(name)],
-                                              environment: ["DEVICE_LOGIN_HOME": home], transport: transport)
+            let result = await CLIHarness.run(
+                words + ["--ca-file", files.path(name)],
+                environment: ["DEVICE_LOGIN_HOME": home], transport: transport)
             #expect(result.code == .configuration, "\(words[0]): \(result.stderr)")
-            #expect(result.stderr.hasPrefix("device-login: --ca-file \(files.path(name)) \(problem)"),
-                    "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("device-login: --ca-file \(files.path(name)) \(problem)"),
+                "\(result.stderr)")
             #expect(result.stderr.contains("\nhint: "))
             #expect(transport.requests.isEmpty)
             #expect(result.stdout.isEmpty)
         }
         // From the environment too.
         let transport = StubTransport()
-        let result = await CLIHarness.run(Self.login, environment: ["DEVICE_LOGIN_CA_FILE": files.path(name)],
-                                          transport: transport)
+        let result = await CLIHarness.run(
+            Self.login, environment: ["DEVICE_LOGIN_CA_FILE": files.path(name)],
+            transport: transport)
         #expect(result.code == .configuration)
         #expect(transport.requests.isEmpty)
     }
@@ -105,12 +112,14 @@ struct StartupCheckTests {
         }
     }
 
-    @Test("a header the tool sets itself or that changes the framing: exit 78, no request", arguments: [
-        "Host: evil.example", "content-length: 0", "Transfer-Encoding: chunked", "Connection: close",
-        "Keep-Alive: 5", "Upgrade: h2c", "TE: trailers", "Trailer: X", "Expect: 100-continue",
-        "Proxy-Connection: keep-alive", "Authorization: Bearer x", "Proxy-Authorization: Basic eA==",
-        "DPoP: x", "Content-Type: text/plain", "Accept: */*", "User-Agent: other",
-    ])
+    @Test(
+        "a header the tool sets itself or that changes the framing: exit 78, no request",
+        arguments: [
+            "Host: evil.example", "content-length: 0", "Transfer-Encoding: chunked", "Connection: close",
+            "Keep-Alive: 5", "Upgrade: h2c", "TE: trailers", "Trailer: X", "Expect: 100-continue",
+            "Proxy-Connection: keep-alive", "Authorization: Bearer x", "Proxy-Authorization: Basic eA==",
+            "DPoP: x", "Content-Type: text/plain", "Accept: */*", "User-Agent: other",
+        ])
     func refusedHeader(header: String) async {
         let transport = StubTransport()
         let result = await CLIHarness.run(Self.login + ["--header", header], transport: transport)
@@ -120,9 +129,11 @@ struct StartupCheckTests {
         #expect(transport.requests.isEmpty)
     }
 
-    @Test("a header that is not Name: value in plain ASCII: exit 64, no request", arguments: [
-        "Naïve: x", "X-Tab\t: x", "X-Ok: bell\u{07}", "X-Ok: del\u{7F}", "X-Ok: \u{1B}[31mred", "(X): y",
-    ])
+    @Test(
+        "a header that is not Name: value in plain ASCII: exit 64, no request",
+        arguments: [
+            "Naïve: x", "X-Tab\t: x", "X-Ok: bell\u{07}", "X-Ok: del\u{7F}", "X-Ok: \u{1B}[31mred", "(X): y",
+        ])
     func malformedHeader(header: String) async {
         let transport = StubTransport()
         let result = await CLIHarness.run(Self.login + ["--header", header], transport: transport)

@@ -11,10 +11,11 @@ struct VerboseTests {
     private static let clientSecret = "s3cr3t-\(UUID().uuidString)"
 
     private func model() -> MockAuthorizationServer {
-        MockAuthorizationServer(configuration: MockAuthorizationServer.Configuration(
-            clients: [.init(id: Self.clientID, authentication: .clientSecretPost(secret: Self.clientSecret))],
-            interval: 1, rotatesRefreshTokens: true, defaultScript: .approveImmediately
-        ))
+        MockAuthorizationServer(
+            configuration: MockAuthorizationServer.Configuration(
+                clients: [.init(id: Self.clientID, authentication: .clientSecretPost(secret: Self.clientSecret))],
+                interval: 1, rotatesRefreshTokens: true, defaultScript: .approveImmediately
+            ))
     }
 
     @Test("sign-in, refresh, userinfo and sign-out with --verbose: method, URL, status, no secret in stderr")
@@ -26,8 +27,10 @@ struct VerboseTests {
             let endpoints = try model.endpoints()
             let environment = ["DEVICE_LOGIN_HOME": home.path, "DEVICE_LOGIN_CLIENT_SECRET": Self.clientSecret]
             let login = try await BinaryHarness.run(
-                ["login", "--verbose", "--issuer", server.issuer, "--client-id", Self.clientID, "--client-auth",
-                 "post", "--qr", "never", "--json"],
+                [
+                    "login", "--verbose", "--issuer", server.issuer, "--client-id", Self.clientID, "--client-auth",
+                    "post", "--qr", "never", "--json",
+                ],
                 environment: environment
             )
             #expect(login.status == 0, "stderr: \(login.stderr)")

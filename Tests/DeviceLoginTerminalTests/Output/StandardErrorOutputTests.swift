@@ -32,7 +32,7 @@ struct StandardErrorOutputTests {
             received.set(reader.readDataToEndOfFile())
             done.signal()
         }
-        let text = String(repeating: "0123456789abcdef", count: 20_000)  // 320 000 bytes
+        let text = String(repeating: "0123456789abcdef", count: 20_000) // 320 000 bytes
         StandardErrorOutput(fileDescriptor: descriptors[1]).write(text)
         close(descriptors[1])
         done.wait()
@@ -48,7 +48,7 @@ struct StandardErrorOutputTests {
 /// Data handed from the reader thread to the test.
 private final class LockedData: @unchecked Sendable {
     private let lock = NSLock()
-    private var data = Data()  // guarded by `lock`
+    private var data = Data() // guarded by `lock`
     func set(_ value: Data) { lock.locked { data = value } }
     func get() -> Data { lock.locked { data } }
 }

@@ -12,17 +12,19 @@ struct TerminalCapabilitiesTests {
         TerminalCapabilities.from(environment: environment, isTerminal: isTerminal, windowSize: windowSize)
     }
 
-    @Test("The locale is UTF-8 by the first non-empty of LC_ALL, LC_CTYPE, LANG", arguments: [
-        (["LANG": "en_US.UTF-8"], true),
-        (["LANG": "de_DE.utf8"], true),
-        (["LC_CTYPE": "C.UTF-8"], true),
-        (["LC_ALL": "C", "LANG": "en_US.UTF-8"], false),
-        (["LC_ALL": "", "LC_CTYPE": "en_GB.UTF-8", "LANG": "C"], true),
-        (["LC_CTYPE": "POSIX", "LANG": "en_US.UTF-8"], false),
-        (["LANG": "fr_FR.ISO-8859-1"], false),
-        (["LANG": "C"], false),
-        ([:], false),
-    ])
+    @Test(
+        "The locale is UTF-8 by the first non-empty of LC_ALL, LC_CTYPE, LANG",
+        arguments: [
+            (["LANG": "en_US.UTF-8"], true),
+            (["LANG": "de_DE.utf8"], true),
+            (["LC_CTYPE": "C.UTF-8"], true),
+            (["LC_ALL": "C", "LANG": "en_US.UTF-8"], false),
+            (["LC_ALL": "", "LC_CTYPE": "en_GB.UTF-8", "LANG": "C"], true),
+            (["LC_CTYPE": "POSIX", "LANG": "en_US.UTF-8"], false),
+            (["LANG": "fr_FR.ISO-8859-1"], false),
+            (["LANG": "C"], false),
+            ([:], false),
+        ])
     func locale(environment: [String: String], isUTF8: Bool) {
         #expect(TerminalCapabilities.isUTF8Locale(environment) == isUTF8)
         #expect(capabilities(environment).isUTF8 == isUTF8)
@@ -101,9 +103,11 @@ struct TerminalCapabilitiesTests {
             fileDescriptor: descriptors[1],
             environment: ["LANG": "en_US.UTF-8", "TERM": "xterm", "COLUMNS": "90", "LINES": "30"]
         )
-        #expect(detected == TerminalCapabilities(
-            isTerminal: false, columns: 90, rows: 30, isUTF8: true, noColor: false, term: "xterm"
-        ))
+        #expect(
+            detected
+                == TerminalCapabilities(
+                    isTerminal: false, columns: 90, rows: 30, isUTF8: true, noColor: false, term: "xterm"
+                ))
     }
 
     @Test("detect() on a pseudo-terminal: a terminal, with the size the kernel reports")

@@ -7,12 +7,13 @@ struct BannerFontTests {
     @Test("A user code in block letters, grouped as given")
     func code() throws {
         let lines = try #require(BannerFont.lines(for: "WDJB-MJHT"))
-        #expect(lines == [
-            "█   █ █▀▀▀▄   ▀█▀ █▀▀▀▄       █▄ ▄█   ▀█▀ █   █ ▀▀█▀▀",
-            "█ ▄ █ █   █    █  █▄▄▄▀ ▄▄▄▄▄ █ █ █    █  █▄▄▄█   █  ",
-            "█ █ █ █   █ ▄  █  █   █       █   █ ▄  █  █   █   █  ",
-            " ▀ ▀  ▀▀▀▀   ▀▀   ▀▀▀▀        ▀   ▀  ▀▀   ▀   ▀   ▀  ",
-        ])
+        #expect(
+            lines == [
+                "█   █ █▀▀▀▄   ▀█▀ █▀▀▀▄       █▄ ▄█   ▀█▀ █   █ ▀▀█▀▀",
+                "█ ▄ █ █   █    █  █▄▄▄▀ ▄▄▄▄▄ █ █ █    █  █▄▄▄█   █  ",
+                "█ █ █ █   █ ▄  █  █   █       █   █ ▄  █  █   █   █  ",
+                " ▀ ▀  ▀▀▀▀   ▀▀   ▀▀▀▀        ▀   ▀  ▀▀   ▀   ▀   ▀  ",
+            ])
         #expect(lines.allSatisfy { $0.count == BannerFont.width(forCount: 9) })
         #expect(BannerFont.width(forCount: 9) == 53)
     }
@@ -20,12 +21,13 @@ struct BannerFontTests {
     @Test("Zero is slashed, so it differs from the letter O")
     func zeroAndO() throws {
         let lines = try #require(BannerFont.lines(for: "0O"))
-        #expect(lines == [
-            "▄▀▀▀▄ ▄▀▀▀▄",
-            "█ ▄▀█ █   █",
-            "█▀  █ █   █",
-            " ▀▀▀   ▀▀▀ ",
-        ])
+        #expect(
+            lines == [
+                "▄▀▀▀▄ ▄▀▀▀▄",
+                "█ ▄▀█ █   █",
+                "█▀  █ █   █",
+                " ▀▀▀   ▀▀▀ ",
+            ])
     }
 
     @Test("Every letter, digit, dash and space is drawn four lines tall")

@@ -8,7 +8,7 @@ import Testing
 /// Records every write, and hands each one to a stream the test can wait on.
 private final class RecordingOutput: TerminalOutput, @unchecked Sendable {
     private let lock = NSLock()
-    private var chunks: [String] = []  // guarded by `lock`
+    private var chunks: [String] = [] // guarded by `lock`
     let writes: AsyncStream<String>
     private let sink: AsyncStream<String>.Continuation
 
@@ -45,17 +45,18 @@ struct LivePresenterTests {
         }
         sink.finish()
         await presenter.run(events: events)
-        #expect(output.text == """
-            Open this page in a browser: https://auth.example.com/device
-            You will be sent to auth.example.com.
-            Code: WDJB-MJHT
-            The code expires in 15 min.
-            Waiting for approval…
-            Server asked to slow down: polling every 10 s
-            Network problem, retrying in 8 s: connection refused
-            Signed in.
+        #expect(
+            output.text == """
+                Open this page in a browser: https://auth.example.com/device
+                You will be sent to auth.example.com.
+                Code: WDJB-MJHT
+                The code expires in 15 min.
+                Waiting for approval…
+                Server asked to slow down: polling every 10 s
+                Network problem, retrying in 8 s: connection refused
+                Signed in.
 
-            """)
+                """)
     }
 
     @Test("On a terminal: the ticker redraws on the injected clock, and success restores the cursor")

@@ -18,25 +18,32 @@ struct LiveStatusTests {
         var status = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never)
         let redraw = Self.redraw
         #expect(status.isLive)
-        #expect(status.handle(.authorizationReceived(authorization), at: .zero)
-            == prompt(Fixtures.laptop) + "\u{1B}[?25l" + redraw + "⠋ Waiting for approval… (15:00 left)")
+        #expect(
+            status.handle(.authorizationReceived(authorization), at: .zero)
+                == prompt(Fixtures.laptop) + "\u{1B}[?25l" + redraw + "⠋ Waiting for approval… (15:00 left)")
         #expect(status.tick(at: .milliseconds(250)) == redraw + "⠙ Waiting for approval… (15:00 left)")
         #expect(status.tick(at: .milliseconds(1250)) == redraw + "⠹ Waiting for approval… (14:59 left)")
         #expect(status.handle(.polling(attempt: 1, elapsed: .seconds(5)), at: .seconds(5)) == "")
-        #expect(status.handle(.slowDown(attempt: 3, newInterval: .seconds(10)), at: .seconds(20))
-            == redraw + "⠹ Server asked to slow down: polling every 10 s (14:40 left)")
+        #expect(
+            status.handle(.slowDown(attempt: 3, newInterval: .seconds(10)), at: .seconds(20))
+                == redraw + "⠹ Server asked to slow down: polling every 10 s (14:40 left)")
         #expect(status.handle(.intervalChanged(from: .seconds(5), to: .seconds(10)), at: .seconds(20)) == "")
-        #expect(status.handle(.pending(attempt: 4), at: .seconds(30))
-            == redraw + "⠹ Waiting for approval… (14:30 left)")
+        #expect(
+            status.handle(.pending(attempt: 4), at: .seconds(30))
+                == redraw + "⠹ Waiting for approval… (14:30 left)")
         let retrying = DeviceFlowEvent.retrying(attempt: 5, delay: .seconds(8), reason: "connection refused\n")
-        #expect(status.handle(retrying, at: .seconds(40))
-            == redraw + "⠹ Network problem, retrying in 8 s: connection refused (14:20 left)")
-        #expect(status.tick(at: .milliseconds(43_500))
-            == redraw + "⠸ Network problem, retrying in 5 s: connection refused (14:17 left)")
-        #expect(status.tick(at: .seconds(48))
-            == redraw + "⠼ Network problem, retrying now: connection refused (14:12 left)")
-        #expect(status.handle(.succeeded, at: .seconds(49))
-            == redraw + "\u{1B}[32m✓\u{1B}[0m Signed in.\n\u{1B}[?25h")
+        #expect(
+            status.handle(retrying, at: .seconds(40))
+                == redraw + "⠹ Network problem, retrying in 8 s: connection refused (14:20 left)")
+        #expect(
+            status.tick(at: .milliseconds(43_500))
+                == redraw + "⠸ Network problem, retrying in 5 s: connection refused (14:17 left)")
+        #expect(
+            status.tick(at: .seconds(48))
+                == redraw + "⠼ Network problem, retrying now: connection refused (14:12 left)")
+        #expect(
+            status.handle(.succeeded, at: .seconds(49))
+                == redraw + "\u{1B}[32m✓\u{1B}[0m Signed in.\n\u{1B}[?25h")
         #expect(status.isFinished)
         #expect(status.tick(at: .seconds(50)) == "")
         #expect(status.handle(.pending(attempt: 6), at: .seconds(50)) == "")
@@ -47,15 +54,18 @@ struct LiveStatusTests {
     func pipe() {
         var status = LiveStatus(capabilities: Fixtures.pipe, qrMode: .never)
         #expect(!status.isLive)
-        #expect(status.handle(.authorizationReceived(authorization), at: .zero)
-            == prompt(Fixtures.pipe) + "Waiting for approval…\n")
+        #expect(
+            status.handle(.authorizationReceived(authorization), at: .zero)
+                == prompt(Fixtures.pipe) + "Waiting for approval…\n")
         #expect(status.tick(at: .seconds(1)) == "")
         #expect(status.handle(.polling(attempt: 1, elapsed: .seconds(5)), at: .seconds(5)) == "")
         #expect(status.handle(.pending(attempt: 1), at: .seconds(5)) == "")
-        #expect(status.handle(.slowDown(attempt: 2, newInterval: .seconds(10)), at: .seconds(10))
-            == "Server asked to slow down: polling every 10 s\n")
-        #expect(status.handle(.retrying(attempt: 3, delay: .seconds(8), reason: "timed out"), at: .seconds(20))
-            == "Network problem, retrying in 8 s: timed out\n")
+        #expect(
+            status.handle(.slowDown(attempt: 2, newInterval: .seconds(10)), at: .seconds(10))
+                == "Server asked to slow down: polling every 10 s\n")
+        #expect(
+            status.handle(.retrying(attempt: 3, delay: .seconds(8), reason: "timed out"), at: .seconds(20))
+                == "Network problem, retrying in 8 s: timed out\n")
         #expect(status.handle(.succeeded, at: .seconds(30)) == "Signed in.\n")
         #expect(status.finish() == "")
     }
@@ -118,8 +128,9 @@ struct LiveStatusTests {
     func newAuthorization() {
         var status = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never)
         _ = status.handle(.authorizationReceived(authorization), at: .zero)
-        #expect(status.handle(.authorizationReceived(authorization), at: .seconds(900))
-            == Self.redraw + prompt(Fixtures.laptop) + "\u{1B}[?25l" + Self.redraw
+        #expect(
+            status.handle(.authorizationReceived(authorization), at: .seconds(900))
+                == Self.redraw + prompt(Fixtures.laptop) + "\u{1B}[?25l" + Self.redraw
                 + "⠋ Waiting for approval… (15:00 left)")
     }
 

@@ -56,13 +56,14 @@ struct PromptRendererSnapshotTests {
     func pipe() {
         let text = render(Fixtures.pipe)
         snapshots.expect(text, matches: "prompt-pipe")
-        #expect(text == """
-            Open this page in a browser: https://auth.example.com/device
-            You will be sent to auth.example.com.
-            Code: WDJB-MJHT
-            The code expires in 15 min.
+        #expect(
+            text == """
+                Open this page in a browser: https://auth.example.com/device
+                You will be sent to auth.example.com.
+                Code: WDJB-MJHT
+                The code expires in 15 min.
 
-            """)
+                """)
     }
 
     @Test("Pipe with --qr always: the QR without escapes")

@@ -47,8 +47,9 @@ struct PromptRendererTests {
     @Test("Unknown terminal size: the QR is hidden in auto mode, with the reason")
     func unknownSize() {
         let capabilities = TerminalCapabilities(isTerminal: true, isUTF8: true)
-        #expect(render(capabilities).hasSuffix(
-            "The code expires in 15 min.\nQR code hidden: terminal size unknown; use --qr always to force\n"))
+        #expect(
+            render(capabilities).hasSuffix(
+                "The code expires in 15 min.\nQR code hidden: terminal size unknown; use --qr always to force\n"))
     }
 
     @Test("A terminal exactly as large as the prompt shows the QR; one row less hides it")
@@ -64,15 +65,18 @@ struct PromptRendererTests {
         #expect(render(thin).contains("QR code hidden: terminal is 40x33, needs 41x"))
     }
 
-    @Test("An unsafe verification_uri is neither printed nor encoded", arguments: [
-        "javascript:alert(1)", "file:///etc/passwd", "data:text/html,<h1>hi</h1>", "https://evil.example/a b",
-        "https://good.example@evil.example/", "https://auth.example.com/\u{1B}]8;;https://evil/\u{07}",
-    ])
+    @Test(
+        "An unsafe verification_uri is neither printed nor encoded",
+        arguments: [
+            "javascript:alert(1)", "file:///etc/passwd", "data:text/html,<h1>hi</h1>", "https://evil.example/a b",
+            "https://good.example@evil.example/", "https://auth.example.com/\u{1B}]8;;https://evil/\u{07}",
+        ])
     func unsafeVerificationURI(uri: String) {
         let authorization = Fixtures.authorization(verificationURI: uri, completeURI: nil)
         let text = render(Fixtures.laptop, .always, authorization)
-        #expect(text.hasPrefix(
-            "Refused to show the sign-in address: the server sent one that is not a plain http(s) link.\n"))
+        #expect(
+            text.hasPrefix(
+                "Refused to show the sign-in address: the server sent one that is not a plain http(s) link.\n"))
         #expect(text.hasSuffix("QR code not shown: the server's link is not a plain http(s) address.\n"))
         #expect(!text.contains("evil") && !text.contains("javascript") && !text.contains("file:"))
         #expect(!text.contains(ANSI.blackOnWhite))
@@ -112,8 +116,9 @@ struct PromptRendererTests {
     @Test("A complete URI on another host is named in the caption")
     func completeURIOnAnotherHost() {
         let authorization = Fixtures.authorization(completeURI: "https://other.example:8443/d?c=WDJB-MJHT")
-        #expect(render(Fixtures.laptop, .always, authorization).contains(
-            "Scan to open other.example:8443 with the code below filled in.\n"))
+        #expect(
+            render(Fixtures.laptop, .always, authorization).contains(
+                "Scan to open other.example:8443 with the code below filled in.\n"))
     }
 
     @Test("A hostile user code reaches the terminal without its escapes")
@@ -131,11 +136,13 @@ struct PromptRendererTests {
         #expect(text.contains("\n  \u{1B}[1mw d j b - m j h t\u{1B}[0m\n"))
     }
 
-    @Test("The expiry line", arguments: [
-        (900, "The code expires in 15 min."), (899, "The code expires in 14 min 59 s."),
-        (45, "The code expires in 45 s."), (5400, "The code expires in 1 h 30 min."), (0, "The code has expired."),
-        (-3, "The code has expired."),
-    ])
+    @Test(
+        "The expiry line",
+        arguments: [
+            (900, "The code expires in 15 min."), (899, "The code expires in 14 min 59 s."),
+            (45, "The code expires in 45 s."), (5400, "The code expires in 1 h 30 min."), (0, "The code has expired."),
+            (-3, "The code has expired."),
+        ])
     func expiry(seconds: Int, line: String) {
         #expect(render(Fixtures.pipe, secondsLeft: seconds).hasSuffix("\n" + line + "\n"))
     }

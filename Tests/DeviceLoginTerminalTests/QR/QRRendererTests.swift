@@ -40,7 +40,7 @@ struct QRRendererTests {
 
     @Test("Exact bytes of the first lines in each paint")
     func exactBytes() throws {
-        let matrix = try QRMatrix(encoding: "A")  // 21 modules: 29 columns with the quiet zone
+        let matrix = try QRMatrix(encoding: "A") // 21 modules: 29 columns with the quiet zone
         func lines(_ glyphs: QRRenderer.Glyphs, _ paint: QRRenderer.Paint) -> [String] {
             QRRenderer(glyphs: glyphs, paint: paint).lines(for: matrix)
         }

@@ -61,7 +61,7 @@ struct TerminalScreen {
                 case "▀": row.append((ink, paper))
                 case "▄": row.append((paper, ink))
                 case " ": row.append((paper, paper))
-                case "#": row.append((ink, ink))  // a '#' covers about half its cell; read as ink
+                case "#": row.append((ink, ink)) // a '#' covers about half its cell; read as ink
                 default: throw ScreenError.unexpected(line)
                 }
             }
@@ -106,10 +106,12 @@ struct TerminalScreen {
         var image = GreyImage(width: columns * cellWidth, height: cells.count * 2 * halfHeight, fill: 255)
         for (line, row) in cells.enumerated() {
             for (column, cell) in row.enumerated() {
-                image.fill(x: column * cellWidth, y: line * 2 * halfHeight, width: cellWidth, height: halfHeight,
-                           grey: cell.upper)
-                image.fill(x: column * cellWidth, y: (line * 2 + 1) * halfHeight, width: cellWidth,
-                           height: halfHeight, grey: cell.lower)
+                image.fill(
+                    x: column * cellWidth, y: line * 2 * halfHeight, width: cellWidth, height: halfHeight,
+                    grey: cell.upper)
+                image.fill(
+                    x: column * cellWidth, y: (line * 2 + 1) * halfHeight, width: cellWidth,
+                    height: halfHeight, grey: cell.lower)
             }
         }
         return image
@@ -134,8 +136,9 @@ struct GreyImage {
         self.init(width: side, height: side, fill: 255)
         for (row, values) in modules.enumerated() {
             for (column, dark) in values.enumerated() where dark {
-                fill(x: (column + quietZone) * scale, y: (row + quietZone) * scale, width: scale, height: scale,
-                     grey: 0)
+                fill(
+                    x: (column + quietZone) * scale, y: (row + quietZone) * scale, width: scale, height: scale,
+                    grey: 0)
             }
         }
     }

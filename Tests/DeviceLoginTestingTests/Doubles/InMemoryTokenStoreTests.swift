@@ -1,11 +1,12 @@
+import DeviceLogin
+import DeviceLoginTesting
+import Testing
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import DeviceLogin
-import DeviceLoginTesting
-import Testing
 
 @Suite struct InMemoryTokenStoreTests {
     @Test func savesLoadsListsAndRemoves() async throws {

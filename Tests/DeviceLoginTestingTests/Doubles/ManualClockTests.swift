@@ -173,7 +173,7 @@ actor Recorder {
         values.append(value)
         let ready = waiters.filter { $0.count <= values.count }
         waiters.removeAll { $0.count <= values.count }
-        ready.forEach { $0.continuation.resume() }
+        for waiter in ready { waiter.continuation.resume() }
     }
 
     func waitForCount(_ count: Int) async {

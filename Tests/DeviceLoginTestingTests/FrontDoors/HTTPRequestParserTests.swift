@@ -1,7 +1,8 @@
-@testable import DeviceLoginTesting
 import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLoginTesting
 
 @Suite("HTTPRequestParser")
 struct HTTPRequestParserTests {
@@ -32,7 +33,8 @@ struct HTTPRequestParserTests {
     @Test("a POST body is read to its Content-Length, arriving in pieces")
     func postInPieces() throws {
         var parser = HTTPRequestParser(limits: .init(), origin: origin)
-        let text = "POST /token HTTP/1.1\r\nContent-Length: 11\r\n"
+        let text =
+            "POST /token HTTP/1.1\r\nContent-Length: 11\r\n"
             + "Content-Type: application/x-www-form-urlencoded\r\n\r\na=1&b=two+2"
         let bytes = Array(text.utf8)
         var last = HTTPRequestParser.Progress.needMore
@@ -53,21 +55,23 @@ struct HTTPRequestParserTests {
         #expect(request.header("host") == "x")
     }
 
-    @Test("limits and malformed requests are refused with the right status", arguments: [
-        ("GET /\(String(repeating: "a", count: 200)) HTTP/1.1\r\n\r\n", 414),
-        ("GET / HTTP/1.1\r\nX-Big: \(String(repeating: "b", count: 400))\r\n\r\n", 431),
-        ("GET / HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: 9) + "\r\n", 431),
-        ("POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n", 413),
-        ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 501),
-        ("POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400),
-        ("POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
-        ("POST / HTTP/1.1\r\nContent-Length: ten\r\n\r\n", 400),
-        ("DELETE / HTTP/1.1\r\n\r\n", 405),
-        ("GET / HTTP/2.0\r\n\r\n", 400),
-        ("GET http://elsewhere/ HTTP/1.1\r\n\r\n", 400),
-        ("GET / HTTP/1.1\r\nBad Header: x\r\n\r\n", 400),
-        ("GET / HTTP/1.1\r\n: empty name\r\n\r\n", 400),
-    ])
+    @Test(
+        "limits and malformed requests are refused with the right status",
+        arguments: [
+            ("GET /\(String(repeating: "a", count: 200)) HTTP/1.1\r\n\r\n", 414),
+            ("GET / HTTP/1.1\r\nX-Big: \(String(repeating: "b", count: 400))\r\n\r\n", 431),
+            ("GET / HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: 9) + "\r\n", 431),
+            ("POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n", 413),
+            ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 501),
+            ("POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nContent-Length: ten\r\n\r\n", 400),
+            ("DELETE / HTTP/1.1\r\n\r\n", 405),
+            ("GET / HTTP/2.0\r\n\r\n", 400),
+            ("GET http://elsewhere/ HTTP/1.1\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nBad Header: x\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\n: empty name\r\n\r\n", 400),
+        ])
     func refusals(request: String, expected: Int) {
         let limits = LoopbackServer.Limits(
             maximumRequestLineBytes: 100, maximumHeaderBytes: 300, maximumHeaderCount: 8, maximumBodyBytes: 100
@@ -88,11 +92,14 @@ struct HTTPRequestParserTests {
     func responseBytes() {
         let response = HTTPResponse(
             status: 200,
-            headers: [HTTPHeader("Content-Type", "text/plain"), HTTPHeader("Content-Length", "999"),
-                      HTTPHeader("Connection", "keep-alive")],
+            headers: [
+                HTTPHeader("Content-Type", "text/plain"), HTTPHeader("Content-Length", "999"),
+                HTTPHeader("Connection", "keep-alive"),
+            ],
             body: Data("hi".utf8)
         )
-        #expect(String(decoding: response.wireBytes, as: UTF8.self)
-            == "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi")
+        #expect(
+            String(decoding: response.wireBytes, as: UTF8.self)
+                == "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi")
     }
 }

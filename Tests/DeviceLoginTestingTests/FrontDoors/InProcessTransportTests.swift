@@ -52,9 +52,11 @@ struct InProcessTransportTests {
         #expect(transport.server.pollTimes(deviceCode: authorization.deviceCode) == [.seconds(5), .seconds(10)])
     }
 
-    @Test("a request to another origin fails to connect", arguments: [
-        "https://elsewhere.test/token", "http://auth.example.test/token", "https://auth.example.test:8443/token",
-    ])
+    @Test(
+        "a request to another origin fails to connect",
+        arguments: [
+            "https://elsewhere.test/token", "http://auth.example.test/token", "https://auth.example.test:8443/token",
+        ])
     func otherOrigins(address: String) async throws {
         let transport = makeTransport()
         let error = await #expect(throws: TransportError.self) {
@@ -67,9 +69,10 @@ struct InProcessTransportTests {
     @Test("the default port may be written out")
     func explicitDefaultPort() async throws {
         let transport = makeTransport()
-        let response = try await transport.send(HTTPRequest(
-            method: .get, url: try url("https://AUTH.example.test:443/.well-known/openid-configuration")
-        ))
+        let response = try await transport.send(
+            HTTPRequest(
+                method: .get, url: try url("https://AUTH.example.test:443/.well-known/openid-configuration")
+            ))
         #expect(response.status == 200)
     }
 

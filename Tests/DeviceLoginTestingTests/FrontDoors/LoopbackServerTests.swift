@@ -266,7 +266,8 @@ struct LoopbackServerTests {
     }
 
     private func poll(_ server: LoopbackServer, _ deviceCode: String) async throws -> RawHTTPClient.Exchange {
-        let parameters = DeviceAccessTokenRequest(deviceCode: deviceCode).formParameters
+        let parameters =
+            DeviceAccessTokenRequest(deviceCode: deviceCode).formParameters
             + [("client_id", "test-client")]
         return await RawHTTPClient.exchange(port: server.port, RawHTTPClient.form("/token", parameters))
     }

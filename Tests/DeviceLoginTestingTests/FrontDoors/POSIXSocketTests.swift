@@ -1,10 +1,12 @@
+import Testing
+
+@testable import DeviceLoginTesting
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Testing
-@testable import DeviceLoginTesting
 
 @Suite("POSIXSocket: the listener's system calls")
 struct POSIXSocketTests {

@@ -15,7 +15,8 @@ struct MockAuthorizationServerDialectTests {
 
     /// A form POST without `Accept: application/json`, as a client that does not ask for JSON sends it.
     func postWithoutAccept(_ wire: Wire, _ path: String, _ parameters: [(String, String)]) async throws
-        -> HTTPResponse {
+        -> HTTPResponse
+    {
         var request = wire.client.formRequest(to: try wire.url(path), parameters: parameters)
         request.headers.removeAll { $0.name == "Accept" }
         return try await wire.send(request)
@@ -28,9 +29,10 @@ struct MockAuthorizationServerDialectTests {
         let pending = try await wire.poll(code)
         #expect(pending.status == 400)
         #expect(pending.header("Content-Type") == "application/json")
-        #expect(text(pending) == """
-            {"error":"authorization_pending","error_description":"The user has not yet approved the request."}
-            """)
+        #expect(
+            text(pending) == """
+                {"error":"authorization_pending","error_description":"The user has not yet approved the request."}
+                """)
         var stranger = wire
         stranger.client = ClientConfiguration(clientID: "stranger")
         let refused = try await stranger.poll(code)
@@ -45,16 +47,18 @@ struct MockAuthorizationServerDialectTests {
         let issued = try #require(wire.server.lastAuthorization)
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
-        #expect(text(response) == "device_code=\(issued.deviceCode)&expires_in=600&interval=5"
-            + "&user_code=\(issued.userCode)&verification_uri=https%3A%2F%2Fauth.example.test%2Fdevice")
+        #expect(
+            text(response) == "device_code=\(issued.deviceCode)&expires_in=600&interval=5"
+                + "&user_code=\(issued.userCode)&verification_uri=https%3A%2F%2Fauth.example.test%2Fdevice")
 
         let json = try await wire.post("/device/code", [])
         let second = try #require(wire.server.lastAuthorization)
         #expect(json.header("Content-Type") == "application/json")
-        #expect(text(json) == """
-            {"device_code":"\(second.deviceCode)","expires_in":600,"interval":5,"user_code":"\(second.userCode)",\
-            "verification_uri":"https://auth.example.test/device"}
-            """)
+        #expect(
+            text(json) == """
+                {"device_code":"\(second.deviceCode)","expires_in":600,"interval":5,"user_code":"\(second.userCode)",\
+                "verification_uri":"https://auth.example.test/device"}
+                """)
     }
 
     @Test("GitHub: OAuth errors come with HTTP 200, and slow_down names the new interval")
@@ -66,17 +70,19 @@ struct MockAuthorizationServerDialectTests {
             wire, "/token", DeviceAccessTokenRequest(deviceCode: code).formParameters
         )
         #expect(pending.status == 200)
-        #expect(text(pending)
-            == "error=authorization_pending&error_description=The+user+has+not+yet+approved+the+request.")
+        #expect(
+            text(pending)
+                == "error=authorization_pending&error_description=The+user+has+not+yet+approved+the+request.")
         #expect(errorCode(pending) == .authorizationPending)
 
         clock.advance(by: .seconds(1))
         let slowDown = try await wire.poll(code)
         #expect(slowDown.status == 200)
-        #expect(text(slowDown) == """
-            {"error":"slow_down","error_description":"Polling too often; wait 5 seconds more between polls.",\
-            "interval":10}
-            """)
+        #expect(
+            text(slowDown) == """
+                {"error":"slow_down","error_description":"Polling too often; wait 5 seconds more between polls.",\
+                "interval":10}
+                """)
         guard case .oauthError(let error) = ServerReply(slowDown) else {
             throw UnexpectedAnswer("slow_down was not read as an OAuth error")
         }
@@ -93,8 +99,9 @@ struct MockAuthorizationServerDialectTests {
         )
         let token = try token(from: response)
         let refreshToken = try #require(token.refreshToken)
-        #expect(text(response) == "access_token=\(token.accessToken)&expires_in=3600&refresh_token=\(refreshToken)"
-            + "&scope=repo+read%3Aorg+openid&token_type=bearer")
+        #expect(
+            text(response) == "access_token=\(token.accessToken)&expires_in=3600&refresh_token=\(refreshToken)"
+                + "&scope=repo+read%3Aorg+openid&token_type=bearer")
         #expect(token.isBearer)
         #expect(token.idToken == nil)
     }
@@ -104,10 +111,11 @@ struct MockAuthorizationServerDialectTests {
         let wire = makeWire(.google)
         let response = try await wire.post("/device/code", [])
         let issued = try #require(wire.server.lastAuthorization)
-        #expect(text(response) == """
-            {"device_code":"\(issued.deviceCode)","expires_in":600,"interval":5,"user_code":"\(issued.userCode)",\
-            "verification_url":"https://auth.example.test/device"}
-            """)
+        #expect(
+            text(response) == """
+                {"device_code":"\(issued.deviceCode)","expires_in":600,"interval":5,"user_code":"\(issued.userCode)",\
+                "verification_url":"https://auth.example.test/device"}
+                """)
         let parsed = try DeviceAuthorizationResponse(jsonObject: jsonObject(response))
         #expect(parsed.verificationURI == "https://auth.example.test/device")
 
@@ -131,12 +139,13 @@ struct MockAuthorizationServerDialectTests {
         let wire = makeWire(.microsoft)
         let response = try await wire.post("/device/code", [])
         let issued = try #require(wire.server.lastAuthorization)
-        #expect(text(response) == """
-            {"device_code":"\(issued.deviceCode)","expires_in":"600","interval":"5",\
-            "message":"To sign in, use a web browser to open the page https://auth.example.test/device and enter \
-            the code \(issued.userCode) to authenticate.","user_code":"\(issued.userCode)",\
-            "verification_uri":"https://auth.example.test/device"}
-            """)
+        #expect(
+            text(response) == """
+                {"device_code":"\(issued.deviceCode)","expires_in":"600","interval":"5",\
+                "message":"To sign in, use a web browser to open the page https://auth.example.test/device and enter \
+                the code \(issued.userCode) to authenticate.","user_code":"\(issued.userCode)",\
+                "verification_uri":"https://auth.example.test/device"}
+                """)
         let parsed = try DeviceAuthorizationResponse(jsonObject: jsonObject(response))
         #expect(parsed.expiresIn == 600)
         #expect(parsed.interval == 5)
@@ -160,7 +169,9 @@ struct MockAuthorizationServerDialectTests {
         #expect(authorization.verificationURI == "https://auth.example.test/device")
         #expect(authorization.expiresIn == 600)
         #expect(authorization.effectiveInterval == 5)
-        #expect(authorization.verificationURIComplete == (dialect == .standard
-            ? "https://auth.example.test/device?user_code=\(issued.userCode)" : nil))
+        #expect(
+            authorization.verificationURIComplete
+                == (dialect == .standard
+                    ? "https://auth.example.test/device?user_code=\(issued.userCode)" : nil))
     }
 }

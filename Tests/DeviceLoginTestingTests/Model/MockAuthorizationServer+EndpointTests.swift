@@ -41,14 +41,17 @@ struct MockAuthorizationServerEndpointTests {
     func pathStyleIssuer() async throws {
         let wire = makeWire(.init(issuer: "https://auth.example.test/tenant/"))
         #expect(wire.server.issuer == "https://auth.example.test/tenant")
-        let oidc = try await wire.send(HTTPRequest(
-            method: .get,
-            url: try #require(URL(string: "https://auth.example.test/tenant/.well-known/openid-configuration"))
-        ))
-        let rfc8414 = try await wire.send(HTTPRequest(
-            method: .get,
-            url: try #require(URL(string: "https://auth.example.test/.well-known/oauth-authorization-server/tenant"))
-        ))
+        let oidc = try await wire.send(
+            HTTPRequest(
+                method: .get,
+                url: try #require(URL(string: "https://auth.example.test/tenant/.well-known/openid-configuration"))
+            ))
+        let rfc8414 = try await wire.send(
+            HTTPRequest(
+                method: .get,
+                url: try #require(
+                    URL(string: "https://auth.example.test/.well-known/oauth-authorization-server/tenant"))
+            ))
         for response in [oidc, rfc8414] {
             let metadata = try AuthorizationServerMetadata(jsonObject: jsonObject(response))
             #expect(metadata.issuer == "https://auth.example.test/tenant")
@@ -92,11 +95,12 @@ struct MockAuthorizationServerEndpointTests {
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/json")
         #expect(response.header("Cache-Control") == "no-store")
-        #expect(text(response) == """
-            {"device_code":"\(issued.deviceCode)","expires_in":600,"interval":5,"user_code":"\(issued.userCode)",\
-            "verification_uri":"https://auth.example.test/device",\
-            "verification_uri_complete":"https://auth.example.test/device?user_code=\(issued.userCode)"}
-            """)
+        #expect(
+            text(response) == """
+                {"device_code":"\(issued.deviceCode)","expires_in":600,"interval":5,"user_code":"\(issued.userCode)",\
+                "verification_uri":"https://auth.example.test/device",\
+                "verification_uri_complete":"https://auth.example.test/device?user_code=\(issued.userCode)"}
+                """)
         #expect(issued.scopes == ["openid"])
         #expect(issued.clientID == Configuration.defaultClientID)
         #expect(issued.status == .pending)
@@ -151,10 +155,12 @@ struct MockAuthorizationServerEndpointTests {
         let wire = makeWire()
         let repeated = try await wire.post("/device/code", [("scope", "openid"), ("scope", "profile")])
         #expect(errorCode(repeated) == .invalidRequest)
-        let json = try await wire.send(HTTPRequest(
-            method: .post, url: try wire.url("/device/code"),
-            headers: [HTTPHeader("Content-Type", "application/json")], body: Data(#"{"client_id":"test-client"}"#.utf8)
-        ))
+        let json = try await wire.send(
+            HTTPRequest(
+                method: .post, url: try wire.url("/device/code"),
+                headers: [HTTPHeader("Content-Type", "application/json")],
+                body: Data(#"{"client_id":"test-client"}"#.utf8)
+            ))
         #expect(errorCode(json) == .invalidRequest)
         #expect(wire.server.lastAuthorization == nil)
     }

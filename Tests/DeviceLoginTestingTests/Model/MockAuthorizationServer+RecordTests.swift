@@ -101,9 +101,10 @@ struct MockAuthorizationServerRecordTests {
         clock.advance(by: .seconds(1))
         _ = try await wire.poll(authorization.deviceCode)
         let violation = try #require(wire.server.violations.first)
-        #expect(violation.description
-            == "poll 2 for \(authorization.userCode) at 1.0 seconds: polled 1.0 seconds after the previous poll "
-            + "while the interval was 5.0 seconds")
+        #expect(
+            violation.description
+                == "poll 2 for \(authorization.userCode) at 1.0 seconds: polled 1.0 seconds after the previous poll "
+                + "while the interval was 5.0 seconds")
         #expect(violation.description.contains(authorization.deviceCode) == false)
     }
 }

@@ -1,7 +1,8 @@
-@testable import DeviceLoginTesting
 import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLoginTesting
 
 @Suite("MockAuthorizationServer: tokens, refresh, revocation, userinfo")
 struct MockAuthorizationServerTokenTests {
@@ -33,10 +34,11 @@ struct MockAuthorizationServerTokenTests {
         #expect(refreshToken != token.accessToken)
         #expect(wire.server.isValid(refreshToken: refreshToken))
         let idToken = try #require(token.idToken)
-        #expect(text(response) == """
-            {"access_token":"\(token.accessToken)","expires_in":3600,"id_token":"\(idToken)",\
-            "refresh_token":"\(refreshToken)","scope":"openid offline_access","token_type":"Bearer"}
-            """)
+        #expect(
+            text(response) == """
+                {"access_token":"\(token.accessToken)","expires_in":3600,"id_token":"\(idToken)",\
+                "refresh_token":"\(refreshToken)","scope":"openid offline_access","token_type":"Bearer"}
+                """)
     }
 
     @Test("the ID token is an HS256 JWT with iss, sub, aud, iat, exp, name and email")
@@ -46,11 +48,12 @@ struct MockAuthorizationServerTokenTests {
         let parts = idToken.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         try #require(parts.count == 3)
         #expect(try decodePart(parts[0]) == ["alg": .string("HS256"), "typ": .string("JWT")])
-        #expect(try decodePart(parts[1]) == [
-            "iss": .string("https://auth.example.test"), "sub": .string("user-1234"), "aud": .string("test-client"),
-            "iat": .number(1_700_000_000), "exp": .number(1_700_003_600), "name": .string("Ada Lovelace"),
-            "email": .string("ada@example.test"),
-        ])
+        #expect(
+            try decodePart(parts[1]) == [
+                "iss": .string("https://auth.example.test"), "sub": .string("user-1234"), "aud": .string("test-client"),
+                "iat": .number(1_700_000_000), "exp": .number(1_700_003_600), "name": .string("Ada Lovelace"),
+                "email": .string("ada@example.test"),
+            ])
         let signature = SHA256.hmac(
             key: Array(MockAuthorizationServer.IDTokenSigning.defaultKey.utf8),
             message: Array("\(parts[0]).\(parts[1])".utf8)
@@ -137,9 +140,10 @@ struct MockAuthorizationServerTokenTests {
 
     @Test("refresh faults: invalid_grant and a passing 503, by refresh request number")
     func refreshFaults() async throws {
-        let wire = makeWire(.init(refreshFaults: [
-            1: .httpError(status: 503, retryAfter: 5), 3: .oauthError(.invalidGrant), 4: .dropConnection,
-        ]))
+        let wire = makeWire(
+            .init(refreshFaults: [
+                1: .httpError(status: 503, retryAfter: 5), 3: .oauthError(.invalidGrant), 4: .dropConnection,
+            ]))
         let refreshToken = try #require(try await wire.signIn().refreshToken)
         let outage = try await wire.refresh(refreshToken)
         #expect(outage.status == 503)

@@ -21,10 +21,10 @@ struct MockAuthorizationServerTests {
         let (server, wire) = makeServer()
         let code = try await wire.authorize().deviceCode
         let steps: [(advance: Int, answer: OAuthError.Code)] = [
-            (5, .authorizationPending),  // 5 s: first poll
-            (3, .slowDown),              // 8 s: 3 s after the last, interval 5 → 10
+            (5, .authorizationPending), // 5 s: first poll
+            (3, .slowDown), // 8 s: 3 s after the last, interval 5 → 10
             (10, .authorizationPending), // 18 s: 10 s, as required
-            (9, .slowDown),              // 27 s: 9 s < 10 → 15
+            (9, .slowDown), // 27 s: 9 s < 10 → 15
             (15, .authorizationPending), // 42 s
         ]
         for step in steps {
@@ -34,10 +34,11 @@ struct MockAuthorizationServerTests {
         #expect(server.pollTimes(deviceCode: code) == [5, 8, 18, 27, 42].map { Duration.seconds($0) })
         #expect(server.polls(deviceCode: code).map(\.pollNumber) == [1, 2, 3, 4, 5])
         #expect(server.authorization(deviceCode: code)?.interval == .seconds(15))
-        #expect(server.violations.map(\.kind) == [
-            .pollTooSoon(sincePrevious: .seconds(3), interval: .seconds(5)),
-            .pollTooSoon(sincePrevious: .seconds(9), interval: .seconds(10)),
-        ])
+        #expect(
+            server.violations.map(\.kind) == [
+                .pollTooSoon(sincePrevious: .seconds(3), interval: .seconds(5)),
+                .pollTooSoon(sincePrevious: .seconds(9), interval: .seconds(10)),
+            ])
         #expect(server.rfcViolations == 2)
         #expect(server.violations.first?.description.contains("poll 2") == true)
     }
@@ -150,9 +151,10 @@ struct MockAuthorizationServerTests {
         #expect(try await wire.pollError(code) == .slowDown)
         clock.advance(by: .seconds(2))
         #expect(try await slow == .authorizationPending)
-        #expect(server.violations.map(\.kind) == [
-            .overlappingPoll, .pollTooSoon(sincePrevious: .zero, interval: .seconds(5)),
-        ])
+        #expect(
+            server.violations.map(\.kind) == [
+                .overlappingPoll, .pollTooSoon(sincePrevious: .zero, interval: .seconds(5)),
+            ])
         #expect(server.polls(deviceCode: code).first?.delay == .seconds(2))
         // The delayed poll has been delivered: a later poll does not overlap.
         clock.advance(by: .seconds(10))
@@ -164,13 +166,15 @@ struct MockAuthorizationServerTests {
 
     typealias Script = MockAuthorizationServer.Script
 
-    @Test("scripted decisions, polling every 5 s", arguments: [
-        (Script.approve(afterPolls: 2), [.authorizationPending, .authorizationPending, nil]),
-        (Script.approve(after: .seconds(12)), [.authorizationPending, .authorizationPending, nil]),
-        (Script.deny(afterPolls: 1), [.authorizationPending, .accessDenied, .accessDenied]),
-        (Script.approveImmediately, [nil, .invalidGrant, .invalidGrant]),
-        (Script.pending, [.authorizationPending, .authorizationPending, .authorizationPending]),
-    ] as [(Script, [OAuthError.Code?])])
+    @Test(
+        "scripted decisions, polling every 5 s",
+        arguments: [
+            (Script.approve(afterPolls: 2), [.authorizationPending, .authorizationPending, nil]),
+            (Script.approve(after: .seconds(12)), [.authorizationPending, .authorizationPending, nil]),
+            (Script.deny(afterPolls: 1), [.authorizationPending, .accessDenied, .accessDenied]),
+            (Script.approveImmediately, [nil, .invalidGrant, .invalidGrant]),
+            (Script.pending, [.authorizationPending, .authorizationPending, .authorizationPending]),
+        ] as [(Script, [OAuthError.Code?])])
     func scriptedDecisions(script: Script, expected: [OAuthError.Code?]) async throws {
         let (server, wire) = makeServer(.init(defaultScript: script))
         let code = try await wire.authorize().deviceCode
@@ -251,10 +255,11 @@ struct MockAuthorizationServerTests {
 
         clock.advance(by: .seconds(10))
         #expect(try await wire.pollError(code) == nil)
-        #expect(server.polls(deviceCode: code).map(\.answer) == [
-            .httpError(status: 503), .httpError(status: 429), .malformedBody,
-            .oauthError(.slowDown, status: 400), .oversizedBody(bytes: 1000), .success(status: 200),
-        ])
+        #expect(
+            server.polls(deviceCode: code).map(\.answer) == [
+                .httpError(status: 503), .httpError(status: 429), .malformedBody,
+                .oauthError(.slowDown, status: 400), .oversizedBody(bytes: 1000), .success(status: 200),
+            ])
         #expect(server.rfcViolations == 0)
     }
 

@@ -1,5 +1,6 @@
-@testable import DeviceLoginTesting
 import Testing
+
+@testable import DeviceLoginTesting
 
 @Suite("ApprovalPage")
 struct ApprovalPageTests {
@@ -22,7 +23,8 @@ struct ApprovalPageTests {
     @Test("text from the request is escaped in the form and in every result page")
     func hostileInput() {
         let hostile = #""><script>alert(1)</script>"#
-        let pages = [ApprovalPage.form(action: "/device", userCode: hostile)]
+        let pages =
+            [ApprovalPage.form(action: "/device", userCode: hostile)]
             + [MockServerState.DecisionOutcome.approved, .denied, .unknownCode, .expired, .alreadyDecided]
             .map { ApprovalPage.result($0, userCode: hostile) }
         for page in pages {

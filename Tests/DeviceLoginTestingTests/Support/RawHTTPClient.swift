@@ -1,11 +1,13 @@
+import DeviceLogin
+import Foundation
+
+@testable import DeviceLoginTesting
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-import DeviceLogin
-@testable import DeviceLoginTesting
-import Foundation
 
 /// A deliberately tiny HTTP/1.1 client over POSIX sockets, to test the loopback listener without any transport
 /// of the library.
@@ -89,10 +91,11 @@ enum RawHTTPClient {
     ) async -> Exchange {
         await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: blockingExchange(
-                    port: port, request, pieces: pieces, pauseMilliseconds: pauseMilliseconds,
-                    timeoutSeconds: timeoutSeconds
-                ))
+                continuation.resume(
+                    returning: blockingExchange(
+                        port: port, request, pieces: pieces, pauseMilliseconds: pauseMilliseconds,
+                        timeoutSeconds: timeoutSeconds
+                    ))
             }
             thread.start()
         }
@@ -142,7 +145,7 @@ enum RawHTTPClient {
             let end = min(offset + pieceSize, request.count)
             while offset < end {
                 let sent = request[offset..<end].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, flags) }
-                guard sent > 0 else { break sending }  // The server may refuse and close before reading it all.
+                guard sent > 0 else { break sending } // The server may refuse and close before reading it all.
                 offset += sent
             }
             if offset < request.count, pauseMilliseconds > 0 { usleep(useconds_t(pauseMilliseconds * 1000)) }

@@ -73,7 +73,8 @@ struct Wire {
 
     /// Refreshes once.
     func refresh(_ refreshToken: String, scopes: [String]? = nil, resources: [String] = []) async throws
-        -> HTTPResponse {
+        -> HTTPResponse
+    {
         let request = RefreshTokenRequest(refreshToken: refreshToken, scopes: scopes, resources: resources)
         return try await post("/token", request.formParameters)
     }

@@ -1,13 +1,16 @@
 import Testing
+
 @testable import DeviceLogin
 
 @Suite("ClientAuthentication: one type for the configuration and the stored profile")
 struct ClientAuthenticationTests {
-    @Test("method and secret of each case", arguments: [
-        (ClientAuthentication.none, ClientAuthentication.Method.none, nil),
-        (.clientSecretBasic(secret: "s1"), .clientSecretBasic, "s1"),
-        (.clientSecretPost(secret: "s2"), .clientSecretPost, "s2"),
-    ] as [(ClientAuthentication, ClientAuthentication.Method, String?)])
+    @Test(
+        "method and secret of each case",
+        arguments: [
+            (ClientAuthentication.none, ClientAuthentication.Method.none, nil),
+            (.clientSecretBasic(secret: "s1"), .clientSecretBasic, "s1"),
+            (.clientSecretPost(secret: "s2"), .clientSecretPost, "s2"),
+        ] as [(ClientAuthentication, ClientAuthentication.Method, String?)])
     func methodAndSecret(authentication: ClientAuthentication, method: ClientAuthentication.Method, secret: String?) {
         #expect(authentication.method == method)
         #expect(authentication.secret == secret)
@@ -23,8 +26,9 @@ struct ClientAuthenticationTests {
 
     @Test("the method's wire names (RFC 8414 §2), as profiles store them")
     func rawValues() {
-        #expect(ClientAuthentication.Method.allCases.map(\.rawValue)
-            == ["none", "client_secret_basic", "client_secret_post"])
+        #expect(
+            ClientAuthentication.Method.allCases.map(\.rawValue)
+                == ["none", "client_secret_basic", "client_secret_post"])
     }
 
     @Test("description is the method's name, never the secret")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DeviceLogin
 
 @Suite("ClientConfiguration: wire form of requests, byte for byte")
@@ -15,8 +16,9 @@ struct ClientConfigurationTests {
         )
         let request = client.formRequest(to: endpoint, parameters: message.formParameters)
         #expect(request.method == .post)
-        #expect(request.bodyText == "scope=openid+profile+offline_access&resource=https%3A%2F%2Fapi.example.com%2F"
-            + "&audience=https%3A%2F%2Fapi&client_id=my+app")
+        #expect(
+            request.bodyText == "scope=openid+profile+offline_access&resource=https%3A%2F%2Fapi.example.com%2F"
+                + "&audience=https%3A%2F%2Fapi&client_id=my+app")
         #expect(request.header("content-type") == "application/x-www-form-urlencoded")
         #expect(request.header("Accept") == "application/json")
         #expect(request.header("Authorization") == nil)
@@ -45,25 +47,30 @@ struct ClientConfigurationTests {
         let request = client.formRequest(
             to: endpoint, parameters: DeviceAccessTokenRequest(deviceCode: "dc-1").formParameters
         )
-        #expect(request.bodyText
-            == "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=dc-1&client_id=c")
+        #expect(
+            request.bodyText
+                == "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=dc-1&client_id=c")
     }
 
     @Test("refresh (RFC 6749 §6) and revocation (RFC 7009 §2.1) bodies")
     func refreshAndRevocation() {
-        #expect(FormEncoding.encode(RefreshTokenRequest(refreshToken: "r", resources: ["urn:x"]).formParameters)
-            == "grant_type=refresh_token&refresh_token=r&resource=urn%3Ax")
-        #expect(FormEncoding.encode(RevocationRequest(token: "t", tokenTypeHint: .refreshToken).formParameters)
-            == "token=t&token_type_hint=refresh_token")
+        #expect(
+            FormEncoding.encode(RefreshTokenRequest(refreshToken: "r", resources: ["urn:x"]).formParameters)
+                == "grant_type=refresh_token&refresh_token=r&resource=urn%3Ax")
+        #expect(
+            FormEncoding.encode(RevocationRequest(token: "t", tokenTypeHint: .refreshToken).formParameters)
+                == "token=t&token_type_hint=refresh_token")
     }
 
     @Test("scopes default to the OpenID set only for OpenID providers; explicit scopes win")
     func scopes() {
-        #expect(ClientConfiguration(clientID: "c").effectiveScopes(isOpenIDProvider: true)
-            == ["openid", "profile", "offline_access"])
+        #expect(
+            ClientConfiguration(clientID: "c").effectiveScopes(isOpenIDProvider: true)
+                == ["openid", "profile", "offline_access"])
         #expect(ClientConfiguration(clientID: "c").effectiveScopes(isOpenIDProvider: false) == [])
-        #expect(ClientConfiguration(clientID: "c", scopes: ["repo"]).effectiveScopes(isOpenIDProvider: true)
-            == ["repo"])
+        #expect(
+            ClientConfiguration(clientID: "c", scopes: ["repo"]).effectiveScopes(isOpenIDProvider: true)
+                == ["repo"])
     }
 
     @Test("the secret never appears in descriptions")
@@ -77,13 +84,15 @@ struct ClientConfigurationTests {
     func additionalParametersEquality() {
         let audience = ClientConfiguration(clientID: "c", additionalParameters: [FormParameter("audience", "a")])
         #expect(audience == ClientConfiguration(clientID: "c", additionalParameters: [FormParameter("audience", "a")]))
-        #expect(audience.hashValue
-            == ClientConfiguration(clientID: "c", additionalParameters: [FormParameter("audience", "a")]).hashValue)
+        #expect(
+            audience.hashValue
+                == ClientConfiguration(clientID: "c", additionalParameters: [FormParameter("audience", "a")]).hashValue)
         #expect(audience != ClientConfiguration(clientID: "c", additionalParameters: [FormParameter("audience", "b")]))
         #expect(audience != ClientConfiguration(clientID: "c"))
         let two = [FormParameter("a", "1"), FormParameter("b", "2")]
-        #expect(DeviceAuthorizationRequest(additionalParameters: two)
-            != DeviceAuthorizationRequest(additionalParameters: two.reversed()))
+        #expect(
+            DeviceAuthorizationRequest(additionalParameters: two)
+                != DeviceAuthorizationRequest(additionalParameters: two.reversed()))
         #expect(Set([DeviceAuthorizationRequest(additionalParameters: two), DeviceAuthorizationRequest()]).count == 2)
     }
 }

@@ -17,14 +17,18 @@ import Testing
         #expect(DeviceLoginError.Reason.missingEndpoint(.token) == .missingEndpoint(.token))
         #expect(DeviceLoginError.Reason.missingEndpoint(.token) != .missingEndpoint(.deviceAuthorization))
         #expect(DeviceLoginError.Reason.notSignedIn(profile: "a") != .notSignedIn(profile: "b"))
-        #expect(DeviceLoginError.Reason.notSignedIn(profile: "a").kind == DeviceLoginError.Reason.notSignedIn(
-            profile: "b"
-        ).kind)
+        #expect(
+            DeviceLoginError.Reason.notSignedIn(profile: "a").kind
+                == DeviceLoginError.Reason.notSignedIn(
+                    profile: "b"
+                ).kind)
     }
 
     @Test(arguments: [
-        (DeviceLoginError.Reason.missingEndpoint(.deviceAuthorization),
-         "missingEndpoint(device_authorization_endpoint)"),
+        (
+            DeviceLoginError.Reason.missingEndpoint(.deviceAuthorization),
+            "missingEndpoint(device_authorization_endpoint)"
+        ),
         (.scopeRefused, "scopeRefused"),
         (.notSignedIn(profile: "work"), "notSignedIn(profile: work)"),
         (.storeLocked(path: "/s/default.lock"), "storeLocked(path: /s/default.lock)"),
@@ -47,13 +51,15 @@ import Testing
         #expect(advice(for: missing) == "Enter the token_endpoint in Settings.")
         let signedOut = DeviceLoginError(.noSession, "not signed in", reason: .notSignedIn(profile: "work"))
         #expect(advice(for: signedOut) == "Tap Sign In for work.")
-        #expect(advice(for: DeviceLoginError(.storage, "locked", hint: "wait", reason: .storeLocked(path: "/l")))
-            == "wait")
+        #expect(
+            advice(for: DeviceLoginError(.storage, "locked", hint: "wait", reason: .storeLocked(path: "/l")))
+                == "wait")
         #expect(advice(for: DeviceLoginError(.transport, "down", hint: "retry")) == "retry")
     }
 
     @Test func equalityOfErrorsStaysOnTheCode() {
-        #expect(DeviceLoginError(.noSession, "a", reason: .notSignedIn(profile: "x"))
-            == DeviceLoginError(.noSession, "b"))
+        #expect(
+            DeviceLoginError(.noSession, "a", reason: .notSignedIn(profile: "x"))
+                == DeviceLoginError(.noSession, "b"))
     }
 }

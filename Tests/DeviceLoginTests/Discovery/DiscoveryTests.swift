@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DeviceLogin
 
 /// A transport answering from a table of URL → response, recording what was asked.
@@ -24,22 +25,24 @@ struct DiscoveryTests {
 
     @Test("metadata URLs: OIDC first, then RFC 8414 with the path after the well-known segment")
     func urls() {
-        #expect(Discovery.metadataURLs(for: URL(string: "https://a.example/")!).map(\.absoluteString) == [
-            "https://a.example/.well-known/openid-configuration",
-            "https://a.example/.well-known/oauth-authorization-server",
-        ])
-        #expect(Discovery.metadataURLs(for: URL(string: "https://a.example/tenant/x")!).map(\.absoluteString) == [
-            "https://a.example/tenant/x/.well-known/openid-configuration",
-            "https://a.example/.well-known/oauth-authorization-server/tenant/x",
-            "https://a.example/.well-known/openid-configuration/tenant/x",
-        ])
+        #expect(
+            Discovery.metadataURLs(for: URL(string: "https://a.example/")!).map(\.absoluteString) == [
+                "https://a.example/.well-known/openid-configuration",
+                "https://a.example/.well-known/oauth-authorization-server",
+            ])
+        #expect(
+            Discovery.metadataURLs(for: URL(string: "https://a.example/tenant/x")!).map(\.absoluteString) == [
+                "https://a.example/tenant/x/.well-known/openid-configuration",
+                "https://a.example/.well-known/oauth-authorization-server/tenant/x",
+                "https://a.example/.well-known/openid-configuration/tenant/x",
+            ])
     }
 
     @Test("falls back to RFC 8414 for a path-style issuer")
     func pathStyleFallback() async throws {
         let issuer = "https://a.example/tenant"
         let transport = TableTransport([
-            "https://a.example/.well-known/oauth-authorization-server/tenant": document(issuer),
+            "https://a.example/.well-known/oauth-authorization-server/tenant": document(issuer)
         ])
         let metadata = try await Discovery(transport: transport).metadata(issuer: issuer)
         let endpoints = try ServerEndpoints(metadata: metadata)
@@ -50,7 +53,7 @@ struct DiscoveryTests {
     @Test("an issuer mismatch is refused")
     func issuerMismatch() async {
         let transport = TableTransport([
-            "https://a.example/.well-known/openid-configuration": document("https://evil.example"),
+            "https://a.example/.well-known/openid-configuration": document("https://evil.example")
         ])
         await #expect(throws: DeviceLoginError(.discovery, "")) {
             try await Discovery(transport: transport).metadata(issuer: "https://a.example")
@@ -76,7 +79,7 @@ struct DiscoveryTests {
             try await Discovery(transport: TableTransport([:])).metadata(issuer: "http://a.example")
         }
         let transport = TableTransport([
-            "http://127.0.0.1:8080/.well-known/openid-configuration": document("http://127.0.0.1:8080"),
+            "http://127.0.0.1:8080/.well-known/openid-configuration": document("http://127.0.0.1:8080")
         ])
         let metadata = try await Discovery(transport: transport).metadata(issuer: "http://127.0.0.1:8080")
         #expect(metadata.issuer == "http://127.0.0.1:8080")

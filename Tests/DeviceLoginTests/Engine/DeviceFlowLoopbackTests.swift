@@ -1,6 +1,7 @@
 import DeviceLoginTesting
 import Foundation
 import Testing
+
 @testable import DeviceLogin
 
 /// The engine over the real libcurl transport against the testing kit's loopback listener: real sockets, virtual
@@ -68,16 +69,18 @@ struct DeviceFlowLoopbackTests {
 
     @Test("a dropped connection is retried with backoff")
     func droppedConnection() async throws {
-        let outcome = try await run(MockAuthorizationServer.Script.approve(afterPolls: 1)
-            .with(.dropConnection, atPoll: 1))
+        let outcome = try await run(
+            MockAuthorizationServer.Script.approve(afterPolls: 1)
+                .with(.dropConnection, atPoll: 1))
         _ = try outcome.result.get()
         #expect(outcome.pollTimes == [.seconds(5), .seconds(15)])
     }
 
     @Test("503 with Retry-After over the wire")
     func serviceUnavailable() async throws {
-        let outcome = try await run(MockAuthorizationServer.Script.approve(afterPolls: 1)
-            .with(.httpError(status: 503, retryAfter: 20), atPoll: 1))
+        let outcome = try await run(
+            MockAuthorizationServer.Script.approve(afterPolls: 1)
+                .with(.httpError(status: 503, retryAfter: 20), atPoll: 1))
         _ = try outcome.result.get()
         #expect(outcome.pollTimes == [.seconds(5), .seconds(25)])
     }

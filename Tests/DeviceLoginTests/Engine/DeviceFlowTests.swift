@@ -2,6 +2,7 @@ import DeviceLoginTesting
 import Foundation
 import Synchronization
 import Testing
+
 @testable import DeviceLogin
 
 /// Records the events a flow reports, in order.
@@ -113,8 +114,9 @@ struct DeviceFlowTests {
 
     @Test("expired_token from the server stops the flow")
     func serverExpiry() async throws {
-        let harness = try FlowHarness(script: MockAuthorizationServer.Script.pending
-            .with(.oauthError(.expiredToken), atPoll: 2))
+        let harness = try FlowHarness(
+            script: MockAuthorizationServer.Script.pending
+                .with(.oauthError(.expiredToken), atPoll: 2))
         let (result, _) = await harness.run()
         #expect(code(of: result) == .expired)
         #expect(harness.pollTimes.count == 2)
@@ -122,8 +124,9 @@ struct DeviceFlowTests {
 
     @Test("another OAuth error is final and named")
     func otherOAuthError() async throws {
-        let harness = try FlowHarness(script: MockAuthorizationServer.Script.pending
-            .with(.oauthError(.invalidClient, status: 401), atPoll: 1))
+        let harness = try FlowHarness(
+            script: MockAuthorizationServer.Script.pending
+                .with(.oauthError(.invalidClient, status: 401), atPoll: 1))
         let (result, _) = await harness.run()
         guard case .failure(let error as DeviceLoginError) = result else {
             Issue.record("expected a DeviceLoginError")
@@ -136,8 +139,9 @@ struct DeviceFlowTests {
 
     @Test("503 with Retry-After: wait the longer of it and the backoff, then carry on")
     func retryAfter() async throws {
-        let harness = try FlowHarness(script: MockAuthorizationServer.Script.approve(afterPolls: 2)
-            .with(.httpError(status: 503, retryAfter: 30), atPoll: 2))
+        let harness = try FlowHarness(
+            script: MockAuthorizationServer.Script.approve(afterPolls: 2)
+                .with(.httpError(status: 503, retryAfter: 30), atPoll: 2))
         let (result, events) = await harness.run()
         _ = try result.get()
         #expect(harness.pollTimes == [.seconds(5), .seconds(10), .seconds(40)])
@@ -146,8 +150,9 @@ struct DeviceFlowTests {
 
     @Test("dropped connections back off exponentially from the interval, then reset")
     func droppedConnections() async throws {
-        let harness = try FlowHarness(script: MockAuthorizationServer.Script.approve(afterPolls: 4)
-            .with(.dropConnection, atPoll: 1).with(.dropConnection, atPoll: 2).with(.dropConnection, atPoll: 3))
+        let harness = try FlowHarness(
+            script: MockAuthorizationServer.Script.approve(afterPolls: 4)
+                .with(.dropConnection, atPoll: 1).with(.dropConnection, atPoll: 2).with(.dropConnection, atPoll: 3))
         _ = try await harness.run().result.get()
         // 5; +10 (1 failure); +20 (2); +40 (3); then +5 after an answer... poll 4 is pending, poll 5 the token.
         #expect(harness.pollTimes == [.seconds(5), .seconds(15), .seconds(35), .seconds(75), .seconds(80)])
@@ -156,8 +161,9 @@ struct DeviceFlowTests {
 
     @Test("429 is transient too")
     func tooManyRequests() async throws {
-        let harness = try FlowHarness(script: MockAuthorizationServer.Script.approve(afterPolls: 1)
-            .with(.httpError(status: 429), atPoll: 1))
+        let harness = try FlowHarness(
+            script: MockAuthorizationServer.Script.approve(afterPolls: 1)
+                .with(.httpError(status: 429), atPoll: 1))
         _ = try await harness.run().result.get()
         #expect(harness.pollTimes == [.seconds(5), .seconds(15)])
     }
@@ -176,12 +182,16 @@ struct DeviceFlowTests {
         #expect(harness.server.rfcViolations == 0)
     }
 
-    @Test("provider dialects complete a sign-in", arguments: [
-        MockAuthorizationServer.Dialect.standard, .github, .google, .microsoft,
-    ])
+    @Test(
+        "provider dialects complete a sign-in",
+        arguments: [
+            MockAuthorizationServer.Dialect.standard, .github, .google, .microsoft,
+        ])
     func dialects(dialect: MockAuthorizationServer.Dialect) async throws {
-        let harness = try FlowHarness(script: MockAuthorizationServer.Script.approve(afterPolls: 2)
-            .with(.slowDown, atPoll: 1)) { $0.dialect = dialect }
+        let harness = try FlowHarness(
+            script: MockAuthorizationServer.Script.approve(afterPolls: 2)
+                .with(.slowDown, atPoll: 1)
+        ) { $0.dialect = dialect }
         let token = try await harness.run().result.get()
         #expect(!token.accessToken.isEmpty)
         #expect(harness.server.rfcViolations == 0)
@@ -193,7 +203,8 @@ struct DeviceFlowTests {
     func requestShape() async throws {
         let harness = try FlowHarness(script: .approve(afterPolls: 0))
         _ = try await harness.run().result.get()
-        for request in harness.server.requests where request.endpoint == .deviceAuthorization || request.endpoint == .token {
+        for request in harness.server.requests
+        where request.endpoint == .deviceAuthorization || request.endpoint == .token {
             #expect(request.headers.contains { $0.name.lowercased() == "accept" && $0.value == "application/json" })
             #expect(request.formValue("client_id") == MockAuthorizationServer.Configuration.defaultClientID)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DeviceLogin
 
 @Suite("PollOutcome: classifying token endpoint answers")
@@ -53,9 +54,11 @@ struct PollOutcomeTests {
     }
 
     // Issue 8: a token of another type was accepted and later sent as Bearer; one with CR/LF failed at first use.
-    @Test("a token the client cannot use ends the flow with invalidResponse", arguments: [
-        #"{"access_token":"a","token_type":"mac"}"#, #"{"access_token":"a\r\nb","token_type":"Bearer"}"#,
-    ])
+    @Test(
+        "a token the client cannot use ends the flow with invalidResponse",
+        arguments: [
+            #"{"access_token":"a","token_type":"mac"}"#, #"{"access_token":"a\r\nb","token_type":"Bearer"}"#,
+        ])
     func unusableToken(body: String) {
         guard case .fatal(let error) = PollOutcome(json(200, body)) else {
             Issue.record("expected fatal for \(body)")
@@ -66,16 +69,22 @@ struct PollOutcomeTests {
 
     @Test("5xx, 429 and 408 are transient, with Retry-After", arguments: [500, 502, 503, 504, 429, 408])
     func transientStatuses(status: Int) {
-        let response = HTTPResponse(status: status, headers: [HTTPHeader("Retry-After", "12")],
-                                    body: Data("<html>busy</html>".utf8))
-        #expect(PollOutcome(response) == .transient(reason: "the server answered HTTP \(status)",
-                                                    retryAfterSeconds: 12))
+        let response = HTTPResponse(
+            status: status, headers: [HTTPHeader("Retry-After", "12")],
+            body: Data("<html>busy</html>".utf8))
+        #expect(
+            PollOutcome(response)
+                == .transient(
+                    reason: "the server answered HTTP \(status)",
+                    retryAfterSeconds: 12))
     }
 
-    @Test("malformed answers are final", arguments: [
-        (200, "not json at all <html>"), (200, ""), (200, "[1,2,3]"), (200, #"{"token_type":"Bearer"}"#),
-        (404, "Not Found"), (400, "<html>bad</html>"),
-    ])
+    @Test(
+        "malformed answers are final",
+        arguments: [
+            (200, "not json at all <html>"), (200, ""), (200, "[1,2,3]"), (200, #"{"token_type":"Bearer"}"#),
+            (404, "Not Found"), (400, "<html>bad</html>"),
+        ])
     func malformed(status: Int, body: String) {
         guard case .fatal(let error) = PollOutcome(json(status, body)) else {
             Issue.record("expected fatal for \(status) \(body)")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DeviceLogin
 
 @Suite("PollScheduler: the pure polling decision (RFC 8628 §3.4-3.5)")
@@ -26,12 +27,14 @@ struct PollSchedulerTests {
     @Test("slow_down adds exactly 5 s for this and every later poll")
     func slowDownAddsFive() {
         var current = state(interval: 5)
-        #expect(PollScheduler.decide(&current, outcome: .slowDown(serverInterval: nil), now: .seconds(5))
-            == .poll(after: .seconds(10)))
+        #expect(
+            PollScheduler.decide(&current, outcome: .slowDown(serverInterval: nil), now: .seconds(5))
+                == .poll(after: .seconds(10)))
         #expect(current.interval == .seconds(10))
         #expect(PollScheduler.decide(&current, outcome: .pending, now: .seconds(15)) == .poll(after: .seconds(10)))
-        #expect(PollScheduler.decide(&current, outcome: .slowDown(serverInterval: nil), now: .seconds(25))
-            == .poll(after: .seconds(15)))
+        #expect(
+            PollScheduler.decide(&current, outcome: .slowDown(serverInterval: nil), now: .seconds(25))
+                == .poll(after: .seconds(15)))
     }
 
     @Test(
@@ -111,8 +114,9 @@ struct PollSchedulerTests {
         #expect(PollScheduler.backoff(interval: .seconds(5), failures: 1000) == .seconds(60))
     }
 
-    @Test("Retry-After is honoured when longer than the backoff, capped at 300 s",
-          arguments: [(3, 10), (10, 10), (30, 30), (1000, 300)])
+    @Test(
+        "Retry-After is honoured when longer than the backoff, capped at 300 s",
+        arguments: [(3, 10), (10, 10), (30, 30), (1000, 300)])
     func retryAfter(retryAfter: Int, expected: Int) {
         var current = state(interval: 5)
         let decision = PollScheduler.decide(
@@ -126,17 +130,21 @@ struct PollSchedulerTests {
         var current = state(interval: 5, failures: 3)
         _ = PollScheduler.decide(&current, outcome: .pending, now: .seconds(10))
         #expect(current.consecutiveFailures == 0)
-        #expect(PollScheduler.decide(&current, outcome: .transient(reason: "x", retryAfterSeconds: nil),
-                                     now: .seconds(20)) == .poll(after: .seconds(10)))
+        #expect(
+            PollScheduler.decide(
+                &current, outcome: .transient(reason: "x", retryAfterSeconds: nil),
+                now: .seconds(20)) == .poll(after: .seconds(10)))
     }
 
-    @Test("no poll at or after the deadline: boundaries", arguments: [
-        (594, Duration.seconds(5), PollScheduler.Decision.poll(after: .seconds(5))),
-        (595, Duration.seconds(5), PollScheduler.Decision.expire(after: .seconds(5))),
-        (596, Duration.seconds(5), PollScheduler.Decision.expire(after: .seconds(4))),
-        (600, Duration.seconds(5), PollScheduler.Decision.expire(after: .zero)),
-        (700, Duration.seconds(5), PollScheduler.Decision.expire(after: .zero)),
-    ])
+    @Test(
+        "no poll at or after the deadline: boundaries",
+        arguments: [
+            (594, Duration.seconds(5), PollScheduler.Decision.poll(after: .seconds(5))),
+            (595, Duration.seconds(5), PollScheduler.Decision.expire(after: .seconds(5))),
+            (596, Duration.seconds(5), PollScheduler.Decision.expire(after: .seconds(4))),
+            (600, Duration.seconds(5), PollScheduler.Decision.expire(after: .zero)),
+            (700, Duration.seconds(5), PollScheduler.Decision.expire(after: .zero)),
+        ])
     func deadlineBoundaries(now: Int, interval: Duration, expected: PollScheduler.Decision) {
         var current = PollScheduler.State(interval: interval, deadline: .seconds(600))
         #expect(PollScheduler.decide(&current, outcome: .pending, now: .seconds(now)) == expected)
@@ -145,7 +153,8 @@ struct PollSchedulerTests {
     @Test("a slow_down that pushes the next poll past the deadline expires instead")
     func slowDownPastDeadline() {
         var current = state(interval: 5, deadline: 30)
-        #expect(PollScheduler.decide(&current, outcome: .slowDown(serverInterval: nil), now: .seconds(20))
-            == .expire(after: .seconds(10)))
+        #expect(
+            PollScheduler.decide(&current, outcome: .slowDown(serverInterval: nil), now: .seconds(20))
+                == .expire(after: .seconds(10)))
     }
 }

@@ -1,6 +1,7 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 @Suite struct IDTokenClaimsTests {
     @Test func decodesTypedClaimsAndKeepsTheRest() throws {
@@ -89,8 +90,9 @@ import Testing
         payload["email_verified"] = .bool(false)
         payload["x"] = .null
         let one = try IDTokenClaims(jsonObject: payload)
-        #expect(try one.wireText == #"{"aud":"cli","auth_time":1699999990.5,"email_verified":false,"#
-            + #""exp":1700003600,"iat":1700000000,"iss":"https:\/\/auth.example.com","sub":"user-1","x":null}"#)
+        #expect(
+            try one.wireText == #"{"aud":"cli","auth_time":1699999990.5,"email_verified":false,"#
+                + #""exp":1700003600,"iat":1700000000,"iss":"https:\/\/auth.example.com","sub":"user-1","x":null}"#)
         payload["aud"] = .array([.string("cli"), .string("api")])
         #expect(try IDTokenClaims(jsonObject: payload).jsonObject["aud"] == .array([.string("cli"), .string("api")]))
     }

@@ -1,14 +1,17 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
 
+@testable import DeviceLogin
+
 @Suite struct UserInfoTests {
     @Test func readsStandardClaimsAndKeepsOthers() throws {
-        let object = try JSONValue.decodeObject(from: Data("""
-            {"sub":"u","name":"N","given_name":"G","family_name":"F","preferred_username":"p","email":"e@x",
-             "email_verified":true,"phone_number_verified":"false","locale":"de","updated_at":1700000000,
-             "address":{"country":"DE"}}
-            """.utf8))
+        let object = try JSONValue.decodeObject(
+            from: Data(
+                """
+                {"sub":"u","name":"N","given_name":"G","family_name":"F","preferred_username":"p","email":"e@x",
+                 "email_verified":true,"phone_number_verified":"false","locale":"de","updated_at":1700000000,
+                 "address":{"country":"DE"}}
+                """.utf8))
         let info = try UserInfo(jsonObject: object)
         #expect(info.subject == "u")
         #expect(info.givenName == "G")
@@ -26,16 +29,19 @@ import Testing
     }
 
     @Test func wireFormByteForByte() throws {
-        let object = try JSONValue.decodeObject(from: Data("""
-            {"sub":"u","email_verified":"true","updated_at":"1700000000.5","name":"","picture":"https://p/x.png",
-             "groups":["a"]}
-            """.utf8))
+        let object = try JSONValue.decodeObject(
+            from: Data(
+                """
+                {"sub":"u","email_verified":"true","updated_at":"1700000000.5","name":"","picture":"https://p/x.png",
+                 "groups":["a"]}
+                """.utf8))
         let info = try UserInfo(jsonObject: object)
         #expect(info.emailVerified == true)
         #expect(info.name == nil)
         #expect(info.updatedAt == Date(timeIntervalSince1970: 1_700_000_000.5))
-        #expect(try info.wireText == #"{"email_verified":true,"groups":["a"],"picture":"https:\/\/p\/x.png","#
-            + #""sub":"u","updated_at":1700000000.5}"#)
+        #expect(
+            try info.wireText == #"{"email_verified":true,"groups":["a"],"picture":"https:\/\/p\/x.png","#
+                + #""sub":"u","updated_at":1700000000.5}"#)
     }
 
     @Test func builtAndParsedValuesAreEqual() throws {

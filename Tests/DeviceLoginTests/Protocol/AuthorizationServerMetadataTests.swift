@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DeviceLogin
 
 @Suite("AuthorizationServerMetadata (RFC 8414 §2, OpenID Connect Discovery 1.0 §3)")
@@ -8,7 +9,8 @@ struct AuthorizationServerMetadataTests {
 
     @Test("an OpenID provider's document: typed fields, the rest kept, the wire form byte for byte")
     func openIDDocument() throws {
-        let metadata = try parse("""
+        let metadata = try parse(
+            """
             {"issuer":"https://a.example","device_authorization_endpoint":"https://a.example/device",
              "token_endpoint":"https://a.example/token","revocation_endpoint":"https://a.example/revoke",
              "userinfo_endpoint":"https://a.example/me","jwks_uri":"https://a.example/jwks",
@@ -16,29 +18,33 @@ struct AuthorizationServerMetadataTests {
              "token_endpoint_auth_methods_supported":["none","client_secret_basic"],
              "id_token_signing_alg_values_supported":["RS256"],"claims_supported":["sub"]}
             """)
-        #expect(metadata == AuthorizationServerMetadata(
-            issuer: "https://a.example", deviceAuthorizationEndpoint: "https://a.example/device",
-            tokenEndpoint: "https://a.example/token", revocationEndpoint: "https://a.example/revoke",
-            userinfoEndpoint: "https://a.example/me", jwksURI: "https://a.example/jwks",
-            scopesSupported: ["openid", "email"], grantTypesSupported: ["refresh_token"],
-            tokenEndpointAuthMethodsSupported: ["none", "client_secret_basic"],
-            additionalFields: [
-                "id_token_signing_alg_values_supported": .array([.string("RS256")]),
-                "claims_supported": .array([.string("sub")]),
-            ]
-        ))
+        #expect(
+            metadata
+                == AuthorizationServerMetadata(
+                    issuer: "https://a.example", deviceAuthorizationEndpoint: "https://a.example/device",
+                    tokenEndpoint: "https://a.example/token", revocationEndpoint: "https://a.example/revoke",
+                    userinfoEndpoint: "https://a.example/me", jwksURI: "https://a.example/jwks",
+                    scopesSupported: ["openid", "email"], grantTypesSupported: ["refresh_token"],
+                    tokenEndpointAuthMethodsSupported: ["none", "client_secret_basic"],
+                    additionalFields: [
+                        "id_token_signing_alg_values_supported": .array([.string("RS256")]),
+                        "claims_supported": .array([.string("sub")]),
+                    ]
+                ))
         #expect(metadata.isOpenIDProvider)
-        #expect(try metadata.wireText == #"{"claims_supported":["sub"],"#
-            + #""device_authorization_endpoint":"https:\/\/a.example\/device","#
-            + #""grant_types_supported":["refresh_token"],"#
-            + #""id_token_signing_alg_values_supported":["RS256"],"issuer":"https:\/\/a.example","#
-            + #""jwks_uri":"https:\/\/a.example\/jwks","revocation_endpoint":"https:\/\/a.example\/revoke","#
-            + #""scopes_supported":["openid","email"],"#
-            + #""token_endpoint":"https:\/\/a.example\/token","#
-            + #""token_endpoint_auth_methods_supported":["none","client_secret_basic"],"#
-            + #""userinfo_endpoint":"https:\/\/a.example\/me"}"#)
-        #expect(try JSONDecoder().decode(AuthorizationServerMetadata.self, from: JSONEncoder().encode(metadata))
-            == metadata)
+        #expect(
+            try metadata.wireText == #"{"claims_supported":["sub"],"#
+                + #""device_authorization_endpoint":"https:\/\/a.example\/device","#
+                + #""grant_types_supported":["refresh_token"],"#
+                + #""id_token_signing_alg_values_supported":["RS256"],"issuer":"https:\/\/a.example","#
+                + #""jwks_uri":"https:\/\/a.example\/jwks","revocation_endpoint":"https:\/\/a.example\/revoke","#
+                + #""scopes_supported":["openid","email"],"#
+                + #""token_endpoint":"https:\/\/a.example\/token","#
+                + #""token_endpoint_auth_methods_supported":["none","client_secret_basic"],"#
+                + #""userinfo_endpoint":"https:\/\/a.example\/me"}"#)
+        #expect(
+            try JSONDecoder().decode(AuthorizationServerMetadata.self, from: JSONEncoder().encode(metadata))
+                == metadata)
     }
 
     @Test("a list sent as one space-separated string is read as its words and written as an array")
@@ -56,9 +62,11 @@ struct AuthorizationServerMetadataTests {
         #expect(metadata.deviceAuthorizationEndpoint == nil)
     }
 
-    @Test("a document without issuer is a discovery error naming it", arguments: [
-        #"{"token_endpoint":"https://a.example/t"}"#, #"{"issuer":""}"#,
-    ])
+    @Test(
+        "a document without issuer is a discovery error naming it",
+        arguments: [
+            #"{"token_endpoint":"https://a.example/t"}"#, #"{"issuer":""}"#,
+        ])
     func missingIssuer(json: String) {
         #expect {
             try parse(json)

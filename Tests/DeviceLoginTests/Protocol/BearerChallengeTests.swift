@@ -1,11 +1,13 @@
-@testable import DeviceLogin
 import Testing
+
+@testable import DeviceLogin
 
 @Suite struct BearerChallengeTests {
     @Test func readsTheRFC6750Example() {
-        let challenge = BearerChallenge(header: """
-            Bearer realm="example", error="invalid_token", error_description="The access token expired"
-            """)
+        let challenge = BearerChallenge(
+            header: """
+                Bearer realm="example", error="invalid_token", error_description="The access token expired"
+                """)
         #expect(challenge?.error == "invalid_token")
         #expect(challenge?.errorDescription == "The access token expired")
         #expect(challenge?.parameters["realm"] == "example")

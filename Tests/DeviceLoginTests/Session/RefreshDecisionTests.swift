@@ -1,6 +1,7 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 @Suite("RefreshDecision: the pure refresh decision (RFC 6749 §5.1, §5.2, §6)")
 struct RefreshDecisionTests {
@@ -35,7 +36,7 @@ struct RefreshDecisionTests {
         switch decision {
         case .store, .useCurrent: return nil
         case .retryLater(let error, _), .refuse(let error), .unreadable(let error), .reject(let error),
-             .endSession(let error):
+            .endSession(let error):
             return error
         }
     }
@@ -62,8 +63,9 @@ struct RefreshDecisionTests {
 
     // MARK: New tokens
 
-    @Test("a refresh of the main token stores the new access token; the refresh token only when rotated",
-          arguments: [("RT-2", "RT-2"), (nil, "RT-1")])
+    @Test(
+        "a refresh of the main token stores the new access token; the refresh token only when rotated",
+        arguments: [("RT-2", "RT-2"), (nil, "RT-1")])
     func mainTokenRefreshed(sentRefreshToken: String?, storedRefreshToken: String) throws {
         let reply = try Self.success(Fixtures.tokenJSON(access: "AT-2", refresh: sentRefreshToken, expiresIn: 600))
         let expected = TokenSet(
@@ -85,8 +87,9 @@ struct RefreshDecisionTests {
         #expect(next.refreshToken == "RT-1")
     }
 
-    @Test("a refresh for a resource stores its token beside the main one; the refresh token only when rotated",
-          arguments: [("RT-2", "RT-2"), (nil, "RT-1")])
+    @Test(
+        "a refresh for a resource stores its token beside the main one; the refresh token only when rotated",
+        arguments: [("RT-2", "RT-2"), (nil, "RT-1")])
     func resourceTokenRefreshed(sentRefreshToken: String?, storedRefreshToken: String) throws {
         let reply = try Self.success(Fixtures.tokenJSON(access: "API-1", refresh: sentRefreshToken, expiresIn: 600))
         var expected = Self.current
@@ -111,10 +114,12 @@ struct RefreshDecisionTests {
     }
 
     // Issue 8: a refreshed token the client cannot use was stored and failed at its first use.
-    @Test("a refreshed token of another type, or with CR/LF/NUL, is unreadable: the session goes on", arguments: [
-        #"{"access_token":"AT-2","token_type":"mac"}"#, #"{"access_token":"AT-2\nX: y","token_type":"Bearer"}"#,
-        #"{"access_token":"AT-2","token_type":"Bearer","refresh_token":"RT\u0000"}"#,
-    ])
+    @Test(
+        "a refreshed token of another type, or with CR/LF/NUL, is unreadable: the session goes on",
+        arguments: [
+            #"{"access_token":"AT-2","token_type":"mac"}"#, #"{"access_token":"AT-2\nX: y","token_type":"Bearer"}"#,
+            #"{"access_token":"AT-2","token_type":"Bearer","refresh_token":"RT\u0000"}"#,
+        ])
     func unusableRefreshedToken(json: String) throws {
         let decision = Self.decide(try Self.success(json))
         #expect(Self.kind(decision) == .unreadable)
@@ -132,26 +137,27 @@ struct RefreshDecisionTests {
 
     // MARK: OAuth errors
 
-    @Test("OAuth errors: final ones end the session, server trouble is transient, scope and target refuse this request",
-          arguments: [
-              ("invalid_grant", 400, Kind.endSession, DeviceLoginError.Code.sessionEnded),
-              ("invalid_client", 401, .endSession, .sessionEnded),
-              ("unauthorized_client", 400, .endSession, .sessionEnded),
-              ("unsupported_grant_type", 400, .endSession, .sessionEnded),
-              ("invalid_request", 400, .endSession, .sessionEnded),
-              ("something_new", 400, .endSession, .sessionEnded),
-              ("invalid_grant", 499, .endSession, .sessionEnded),
-              ("invalid_grant", 500, .retryLater, .transport),
-              ("invalid_client", 503, .retryLater, .transport),
-              ("server_error", 400, .retryLater, .transport),
-              ("server_error", 500, .retryLater, .transport),
-              ("temporarily_unavailable", 400, .retryLater, .transport),
-              ("temporarily_unavailable", 503, .retryLater, .transport),
-              ("invalid_scope", 400, .refuse, .oauth),
-              ("invalid_target", 400, .refuse, .oauth),
-              ("invalid_target", 499, .refuse, .oauth),
-              ("invalid_target", 502, .retryLater, .transport),
-          ])
+    @Test(
+        "OAuth errors: final ones end the session, server trouble is transient, scope and target refuse this request",
+        arguments: [
+            ("invalid_grant", 400, Kind.endSession, DeviceLoginError.Code.sessionEnded),
+            ("invalid_client", 401, .endSession, .sessionEnded),
+            ("unauthorized_client", 400, .endSession, .sessionEnded),
+            ("unsupported_grant_type", 400, .endSession, .sessionEnded),
+            ("invalid_request", 400, .endSession, .sessionEnded),
+            ("something_new", 400, .endSession, .sessionEnded),
+            ("invalid_grant", 499, .endSession, .sessionEnded),
+            ("invalid_grant", 500, .retryLater, .transport),
+            ("invalid_client", 503, .retryLater, .transport),
+            ("server_error", 400, .retryLater, .transport),
+            ("server_error", 500, .retryLater, .transport),
+            ("temporarily_unavailable", 400, .retryLater, .transport),
+            ("temporarily_unavailable", 503, .retryLater, .transport),
+            ("invalid_scope", 400, .refuse, .oauth),
+            ("invalid_target", 400, .refuse, .oauth),
+            ("invalid_target", 499, .refuse, .oauth),
+            ("invalid_target", 502, .retryLater, .transport),
+        ])
     func oauthErrors(code: String, status: Int, kind: Kind, errorCode: DeviceLoginError.Code) {
         let decision = Self.decide(Self.oauthError(code, status: status))
         #expect(Self.kind(decision) == kind)
@@ -165,23 +171,25 @@ struct RefreshDecisionTests {
 
     // MARK: HTTP errors and Retry-After
 
-    @Test("an HTTP error without an OAuth body is transient; only 429 and 503 pause, at most 300 s", arguments: [
-        (429, 30, Duration?.some(.seconds(30))),
-        (503, 30, .seconds(30)),
-        (502, 30, nil),
-        (500, 30, nil),
-        (504, 30, nil),
-        (429, nil, nil),
-        (503, nil, nil),
-        (503, 0, .zero),
-        (503, 299, .seconds(299)),
-        (503, 300, .seconds(300)),
-        (503, 301, .seconds(300)),
-        (429, 86_400, .seconds(300)),
-        (499, nil, nil),
-        (500, nil, nil),
-        (404, 30, nil),
-    ])
+    @Test(
+        "an HTTP error without an OAuth body is transient; only 429 and 503 pause, at most 300 s",
+        arguments: [
+            (429, 30, Duration?.some(.seconds(30))),
+            (503, 30, .seconds(30)),
+            (502, 30, nil),
+            (500, 30, nil),
+            (504, 30, nil),
+            (429, nil, nil),
+            (503, nil, nil),
+            (503, 0, .zero),
+            (503, 299, .seconds(299)),
+            (503, 300, .seconds(300)),
+            (503, 301, .seconds(300)),
+            (429, 86_400, .seconds(300)),
+            (499, nil, nil),
+            (500, nil, nil),
+            (404, 30, nil),
+        ])
     func httpErrors(status: Int, retryAfter: Int?, pause: Duration?) {
         let decision = Self.decide(.httpError(status: status, retryAfterSeconds: retryAfter, bodyExcerpt: "busy"))
         #expect(Self.kind(decision) == .retryLater)
@@ -199,8 +207,9 @@ struct RefreshDecisionTests {
 
     // MARK: No reply
 
-    @Test("a transport failure keeps the session, without a pause",
-          arguments: [TransportError.Kind.connectionFailed, .timedOut, .dnsFailure, .tlsFailure])
+    @Test(
+        "a transport failure keeps the session, without a pause",
+        arguments: [TransportError.Kind.connectionFailed, .timedOut, .dnsFailure, .tlsFailure])
     func transportFailures(kind: TransportError.Kind) {
         let decision = RefreshDecision.decide(transportFailure: TransportError(kind, "reset"))
         #expect(Self.kind(decision) == .retryLater)
@@ -211,14 +220,15 @@ struct RefreshDecisionTests {
 
     // MARK: No refresh token
 
-    @Test("without a refresh token: the access token while it lasts and is not rejected, then the session ends",
-          arguments: [
-              (3599.0, nil, Kind.useCurrent),
-              (3600.0, nil, .endSession),
-              (7200.0, nil, .endSession),
-              (0.0, "AT-1", .endSession),
-              (0.0, "AT-other", .useCurrent),
-          ])
+    @Test(
+        "without a refresh token: the access token while it lasts and is not rejected, then the session ends",
+        arguments: [
+            (3599.0, nil, Kind.useCurrent),
+            (3600.0, nil, .endSession),
+            (7200.0, nil, .endSession),
+            (0.0, "AT-1", .endSession),
+            (0.0, "AT-other", .useCurrent),
+        ])
     func withoutRefreshToken(secondsAfterIssue: TimeInterval, rejected: String?, kind: Kind) {
         let tokens = Fixtures.tokens(refresh: nil)
         let decision = RefreshDecision.withoutRefreshToken(
@@ -235,11 +245,14 @@ struct RefreshDecisionTests {
         var tokens = Fixtures.tokens(refresh: nil)
         tokens.expiresAt = nil
         let later = Fixtures.start.addingTimeInterval(86_400 * 365)
-        #expect(RefreshDecision.withoutRefreshToken(current: tokens, resource: nil, now: later, rejecting: nil)
-            == .useCurrent(tokens))
-        #expect(Self.kind(RefreshDecision.withoutRefreshToken(
-            current: tokens, resource: nil, now: later, rejecting: "AT-1"
-        )) == .endSession)
+        #expect(
+            RefreshDecision.withoutRefreshToken(current: tokens, resource: nil, now: later, rejecting: nil)
+                == .useCurrent(tokens))
+        #expect(
+            Self.kind(
+                RefreshDecision.withoutRefreshToken(
+                    current: tokens, resource: nil, now: later, rejecting: "AT-1"
+                )) == .endSession)
     }
 
     @Test("without a refresh token, a resource token cannot be asked for: refused, the session goes on")
@@ -282,19 +295,21 @@ extension RefreshDecisionTests {
 
     // Issue 8, bug 6: a refreshed ID token of another user, issuer or client, or already expired, replaced the
     // session's silently.
-    @Test("a refreshed ID token must keep iss and sub, name the client in aud, and not have expired", arguments: [
-        (idToken(), Kind.store, nil as String?),
-        (idToken(aud: .array([.string("other"), .string(Fixtures.clientID)])), .store, nil),
-        (idToken(expiresAfterReply: -59), .store, nil),
-        (idToken(sub: "user-2"), .reject, "for another user (sub \"user-2\", the session's is \"user-1\")"),
-        (idToken(iss: "https://evil.example.com"), .reject, "issued by https://evil.example.com"),
-        (idToken(iss: Fixtures.issuer + "/"), .reject, "issued by \"\(Fixtures.issuer)/\", the session's by"),
-        (idToken(aud: .string("other-client")), .reject, "not for client cli"),
-        (idToken(aud: .array([.string("other-client")])), .reject, "not for client cli"),
-        (idToken(expiresAfterReply: -60), .reject, "expired"),
-        (idToken(expiresAfterReply: -86_400), .reject, "expired"),
-        ("not-a-jwt", .reject, "malformed"),
-    ])
+    @Test(
+        "a refreshed ID token must keep iss and sub, name the client in aud, and not have expired",
+        arguments: [
+            (idToken(), Kind.store, nil as String?),
+            (idToken(aud: .array([.string("other"), .string(Fixtures.clientID)])), .store, nil),
+            (idToken(expiresAfterReply: -59), .store, nil),
+            (idToken(sub: "user-2"), .reject, "for another user (sub \"user-2\", the session's is \"user-1\")"),
+            (idToken(iss: "https://evil.example.com"), .reject, "issued by https://evil.example.com"),
+            (idToken(iss: Fixtures.issuer + "/"), .reject, "issued by \"\(Fixtures.issuer)/\", the session's by"),
+            (idToken(aud: .string("other-client")), .reject, "not for client cli"),
+            (idToken(aud: .array([.string("other-client")])), .reject, "not for client cli"),
+            (idToken(expiresAfterReply: -60), .reject, "expired"),
+            (idToken(expiresAfterReply: -86_400), .reject, "expired"),
+            ("not-a-jwt", .reject, "malformed"),
+        ])
     func refreshedIDToken(idToken: String, kind: Kind, reason: String?) throws {
         let decision = Self.decide(try Self.reply(idToken: idToken), current: Self.signedInAsUser1)
         #expect(Self.kind(decision) == kind)
@@ -316,12 +331,14 @@ extension RefreshDecisionTests {
         #expect(Self.error(decision)?.code == .invalidIDToken)
     }
 
-    @Test("without an ID token to compare with, the new one is only checked against the profile", arguments: [
-        (nil as String?, "user-2", "https://auth.example.com", Kind.store),
-        ("garbage", "user-2", "https://auth.example.com", .store),
-        (nil, "user-2", "https://evil.example.com", .reject),
-        ("garbage", "user-1", "https://evil.example.com", .reject),
-    ])
+    @Test(
+        "without an ID token to compare with, the new one is only checked against the profile",
+        arguments: [
+            (nil as String?, "user-2", "https://auth.example.com", Kind.store),
+            ("garbage", "user-2", "https://auth.example.com", .store),
+            (nil, "user-2", "https://evil.example.com", .reject),
+            ("garbage", "user-1", "https://evil.example.com", .reject),
+        ])
     func nothingToCompareWith(original: String?, sub: String, iss: String, kind: Kind) throws {
         let decision = Self.decide(
             try Self.reply(idToken: Self.idToken(sub: sub, iss: iss)), current: Fixtures.tokens(idToken: original)
@@ -335,25 +352,29 @@ extension RefreshDecisionTests {
         grant.issuer = nil
         let same = Self.idToken(iss: Fixtures.issuer)
         let other = Self.idToken(iss: "https://evil.example.com")
-        #expect(Self.kind(Self.decide(try Self.reply(idToken: same), current: Self.signedInAsUser1, grant: grant))
-            == .store)
-        #expect(Self.kind(Self.decide(try Self.reply(idToken: other), current: Self.signedInAsUser1, grant: grant))
-            == .reject)
+        #expect(
+            Self.kind(Self.decide(try Self.reply(idToken: same), current: Self.signedInAsUser1, grant: grant))
+                == .store)
+        #expect(
+            Self.kind(Self.decide(try Self.reply(idToken: other), current: Self.signedInAsUser1, grant: grant))
+                == .reject)
     }
 
     // Issue 8, bug 6: a wider scope than the session's was stored without notice.
-    @Test("a refresh may narrow the scope held, never widen it", arguments: [
-        ("openid offline_access" as String?, "openid offline_access", Kind.store),
-        ("openid offline_access", "offline_access openid", .store),
-        ("openid offline_access", "openid", .store),
-        ("openid offline_access", "openid offline_access admin", .reject),
-        ("openid offline_access", "admin openid", .reject),
-        ("openid", "openid offline_access", .reject),
-        // The server never named a scope: the one held is the one asked for (RFC 6749 §5.1).
-        (nil, "openid offline_access", .store),
-        (nil, "openid", .store),
-        (nil, "openid profile", .reject),
-    ])
+    @Test(
+        "a refresh may narrow the scope held, never widen it",
+        arguments: [
+            ("openid offline_access" as String?, "openid offline_access", Kind.store),
+            ("openid offline_access", "offline_access openid", .store),
+            ("openid offline_access", "openid", .store),
+            ("openid offline_access", "openid offline_access admin", .reject),
+            ("openid offline_access", "admin openid", .reject),
+            ("openid", "openid offline_access", .reject),
+            // The server never named a scope: the one held is the one asked for (RFC 6749 §5.1).
+            (nil, "openid offline_access", .store),
+            (nil, "openid", .store),
+            (nil, "openid profile", .reject),
+        ])
     func scopeHeld(held: String?, granted: String, kind: Kind) throws {
         var current = Self.current
         current.scope = held
@@ -364,8 +385,9 @@ extension RefreshDecisionTests {
         let error = try #require(Self.error(decision))
         #expect(error.code == .invalidResponse)
         #expect(error.message.contains("the server granted scope the session does not hold ("))
-        #expect(error.message.contains("\"admin\"") || error.message.contains("\"profile\"")
-            || error.message.contains("\"offline_access\""))
+        #expect(
+            error.message.contains("\"admin\"") || error.message.contains("\"profile\"")
+                || error.message.contains("\"offline_access\""))
         #expect(error.message.contains("(RFC 6749 §6); the session is kept as it was"))
     }
 
@@ -402,19 +424,23 @@ extension RefreshDecisionTests {
     static let askedAt = received
     static let now = received.addingTimeInterval(10)
 
-    @Test("a stored token issued after the call began is the answer while valid and not rejected", arguments: [
-        (1.0, 3600.0, nil as String?, true),
-        (0.001, 3600.0, nil, true),
-        (0.0, 3600.0, nil, false),
-        (-1.0, 3600.0, nil, false),
-        (1.0, 10.0, nil, false),
-        (1.0, 9.0, nil, false),
-        (1.0, 11.0, nil, true),
-        (1.0, 3600.0, "AT-2", false),
-        (1.0, 3600.0, "AT-1", true),
-    ])
-    func issuedSinceTheCallBegan(issuedAfterAsking: TimeInterval, expiresAfterAsking: TimeInterval,
-                                 rejected: String?, adopted: Bool) {
+    @Test(
+        "a stored token issued after the call began is the answer while valid and not rejected",
+        arguments: [
+            (1.0, 3600.0, nil as String?, true),
+            (0.001, 3600.0, nil, true),
+            (0.0, 3600.0, nil, false),
+            (-1.0, 3600.0, nil, false),
+            (1.0, 10.0, nil, false),
+            (1.0, 9.0, nil, false),
+            (1.0, 11.0, nil, true),
+            (1.0, 3600.0, "AT-2", false),
+            (1.0, 3600.0, "AT-1", true),
+        ])
+    func issuedSinceTheCallBegan(
+        issuedAfterAsking: TimeInterval, expiresAfterAsking: TimeInterval,
+        rejected: String?, adopted: Bool
+    ) {
         var stored = Fixtures.tokens(access: "AT-2", receivedAt: Self.askedAt.addingTimeInterval(issuedAfterAsking))
         stored.expiresAt = Self.askedAt.addingTimeInterval(expiresAfterAsking)
         let decision = RefreshDecision.issuedSince(
@@ -427,16 +453,19 @@ extension RefreshDecisionTests {
     func issuedSinceWithoutExpiry() {
         var stored = Fixtures.tokens(access: "AT-2", receivedAt: Self.askedAt.addingTimeInterval(1))
         stored.expiresAt = nil
-        #expect(RefreshDecision.issuedSince(
-            stored: stored, resource: nil, askedAt: Self.askedAt, now: Self.now, rejecting: nil
-        ) == .useCurrent(stored))
+        #expect(
+            RefreshDecision.issuedSince(
+                stored: stored, resource: nil, askedAt: Self.askedAt, now: Self.now, rejecting: nil
+            ) == .useCurrent(stored))
     }
 
-    @Test("for a resource, its own token's issue time counts, not the main token's", arguments: [
-        (1.0 as TimeInterval?, -100.0, true),
-        (-1.0, 100.0, false),
-        (nil, 100.0, false),
-    ])
+    @Test(
+        "for a resource, its own token's issue time counts, not the main token's",
+        arguments: [
+            (1.0 as TimeInterval?, -100.0, true),
+            (-1.0, 100.0, false),
+            (nil, 100.0, false),
+        ])
     func issuedSinceForAResource(resourceIssuedAfter: TimeInterval?, mainIssuedAfter: TimeInterval, adopted: Bool) {
         var stored = Fixtures.tokens(receivedAt: Self.askedAt.addingTimeInterval(mainIssuedAfter))
         if let resourceIssuedAfter {

@@ -1,6 +1,7 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 @Suite struct TokenSetTests {
     @Test func expiryIsComputedFromTheInjectedNow() {
@@ -91,11 +92,12 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let text = String(decoding: try encoder.encode(tokens), as: UTF8.self)
-        #expect(text == """
-            {"access_token":"AT-1","expires_at":1700000060,"issued_at":1700000000,"refresh_token":"RT-1",\
-            "resources":{"https:\\/\\/api.example.com":{"access_token":"API","issued_at":1700000000,\
-            "scope":"read","token_type":"Bearer"}},"scope":"openid offline_access","token_type":"Bearer"}
-            """)
+        #expect(
+            text == """
+                {"access_token":"AT-1","expires_at":1700000060,"issued_at":1700000000,"refresh_token":"RT-1",\
+                "resources":{"https:\\/\\/api.example.com":{"access_token":"API","issued_at":1700000000,\
+                "scope":"read","token_type":"Bearer"}},"scope":"openid offline_access","token_type":"Bearer"}
+                """)
         #expect(try JSONDecoder().decode(TokenSet.self, from: Data(text.utf8)) == tokens)
     }
 

@@ -1,6 +1,7 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 @Suite struct TokenStateRefreshTests {
     static let rotated = ScriptedTransport.json(Fixtures.tokenJSON(access: "AT-2", refresh: "RT-2"))
@@ -15,7 +16,8 @@ import Testing
 
     /// A harness whose first refresh is answered when `release` opens, loaded, with its token expired.
     static func expiredHarness(answeringAfter release: Gate, then replies: [ScriptedTransport.Reply] = [])
-        async throws -> TokenStateHarness {
+        async throws -> TokenStateHarness
+    {
         let harness = try TokenStateHarness(replies: [rotated(after: release)] + replies)
         try await harness.state.load()
         harness.wall.advance(seconds: 3600)
@@ -102,10 +104,12 @@ import Testing
     @Test func rotatedRefreshTokenIsStoredBeforeAnyCallerGetsTheNewToken() async throws {
         let log = EventLog()
         let harness = try TokenStateHarness(
-            replies: [{ request in
-                log.append("server answered")
-                return try await Self.rotated(request)
-            }],
+            replies: [
+                { request in
+                    log.append("server answered")
+                    return try await Self.rotated(request)
+                }
+            ],
             onSave: { log.append("saved \($0.tokens?.refreshToken ?? "nothing")") }
         )
         harness.wall.advance(seconds: 3600)
@@ -293,7 +297,8 @@ import Testing
     /// call began are refreshed as usual.
     @Test(arguments: [(1.0, true), (0.0, false), (-1.0, false)])
     func aTokenStoredSinceTheCallBeganIsTakenDespiteMinimumTTL(issuedAfterAsking: TimeInterval, adopted: Bool)
-        async throws {
+        async throws
+    {
         let harness = try TokenStateHarness(replies: [Self.rotated])
         try await harness.state.load()
         harness.wall.advance(seconds: 3600)
@@ -358,8 +363,9 @@ import Testing
         release.open()
         #expect(try await first.value == "AT-2")
         #expect(try await second.value == "API-1")
-        #expect(harness.transport.requests.map(\.bodyText) == [
-            TokenStateHarness.refreshBody("RT-1"), TokenStateHarness.refreshBody("RT-2", resource: Fixtures.api),
-        ])
+        #expect(
+            harness.transport.requests.map(\.bodyText) == [
+                TokenStateHarness.refreshBody("RT-1"), TokenStateHarness.refreshBody("RT-2", resource: Fixtures.api),
+            ])
     }
 }

@@ -1,6 +1,7 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 @Suite struct TokenStateSignOutTests {
     static func tokensWithResource() -> TokenSet {
@@ -16,17 +17,19 @@ import Testing
 
         let requests = harness.transport.requests
         #expect(requests.map(\.url) == Array(repeating: Fixtures.url("/revoke"), count: 3))
-        #expect(requests.map(\.bodyText) == [
-            "token=RT-1&token_type_hint=refresh_token&client_id=cli",
-            "token=AT-1&token_type_hint=access_token&client_id=cli",
-            "token=API-1&token_type_hint=access_token&client_id=cli",
-        ])
+        #expect(
+            requests.map(\.bodyText) == [
+                "token=RT-1&token_type_hint=refresh_token&client_id=cli",
+                "token=AT-1&token_type_hint=access_token&client_id=cli",
+                "token=API-1&token_type_hint=access_token&client_id=cli",
+            ])
         #expect(requests.allSatisfy { $0.header("Content-Type") == "application/x-www-form-urlencoded" })
-        #expect(result.revocations == [
-            .init(token: .refreshToken, outcome: .revoked),
-            .init(token: .accessToken, outcome: .revoked),
-            .init(token: .resourceAccessToken(resource: Fixtures.api), outcome: .revoked),
-        ])
+        #expect(
+            result.revocations == [
+                .init(token: .refreshToken, outcome: .revoked),
+                .init(token: .accessToken, outcome: .revoked),
+                .init(token: .resourceAccessToken(resource: Fixtures.api), outcome: .revoked),
+            ])
         #expect(result.isComplete)
         #expect(await harness.state.status == .noSession)
         #expect(try await harness.stored() == nil)
@@ -37,8 +40,9 @@ import Testing
         let ok = ScriptedTransport.status(200)
         let harness = try TokenStateHarness(replies: [ok, ok], client: client)
         try await harness.state.signOut()
-        #expect(harness.transport.requests.first?.bodyText
-            == "token=RT-1&token_type_hint=refresh_token&client_id=cli&client_secret=s")
+        #expect(
+            harness.transport.requests.first?.bodyText
+                == "token=RT-1&token_type_hint=refresh_token&client_id=cli&client_secret=s")
     }
 
     @Test func failedRevocationsAreReportedAndLocalStateIsClearedAnyway() async throws {
@@ -48,7 +52,8 @@ import Testing
         #expect(!result.isComplete)
         #expect(result.unrevoked.map(\.token) == [.refreshToken, .accessToken])
         guard case .failed(let first) = result.revocations[0].outcome,
-              case .failed(let second) = result.revocations[1].outcome else {
+            case .failed(let second) = result.revocations[1].outcome
+        else {
             Issue.record("expected two failures, got \(result.revocations)")
             return
         }
@@ -115,10 +120,11 @@ import Testing
         let harness = try TokenStateHarness(profile: try Fixtures.profile(endpoints: endpoints))
         let result = try await harness.state.signOut()
         #expect(harness.transport.requests.isEmpty)
-        #expect(result.revocations.map(\.outcome) == [
-            .skipped(reason: "the server has no revocation endpoint"),
-            .skipped(reason: "the server has no revocation endpoint"),
-        ])
+        #expect(
+            result.revocations.map(\.outcome) == [
+                .skipped(reason: "the server has no revocation endpoint"),
+                .skipped(reason: "the server has no revocation endpoint"),
+            ])
         #expect(try await harness.stored() == nil)
     }
 
@@ -128,8 +134,9 @@ import Testing
         try await harness.state.load()
         try await harness.memory.save(try Fixtures.record(tokens: Fixtures.tokens(access: "AT-9", refresh: "RT-9")))
         try await harness.state.signOut()
-        #expect(harness.transport.requests.map(\.bodyText).first
-            == "token=RT-9&token_type_hint=refresh_token&client_id=cli")
+        #expect(
+            harness.transport.requests.map(\.bodyText).first
+                == "token=RT-9&token_type_hint=refresh_token&client_id=cli")
     }
 
     @Test func signingOutWithoutASessionSendsNothing() async throws {
@@ -145,11 +152,13 @@ import Testing
     @Test(arguments: [TokenState.WhenRevocationFails.clearTokens, .keepTokens])
     func cancellationStopsRevoking(whenRevocationFails policy: TokenState.WhenRevocationFails) async throws {
         let arrived = Gate()
-        let harness = try TokenStateHarness(replies: [{ _ in
-            arrived.open()
-            try await Task.sleep(for: .seconds(3600))
-            return HTTPResponse(status: 200)
-        }])
+        let harness = try TokenStateHarness(replies: [
+            { _ in
+                arrived.open()
+                try await Task.sleep(for: .seconds(3600))
+                return HTTPResponse(status: 200)
+            }
+        ])
         let state = harness.state
         try await state.load()
         let signOut = Task { try await state.signOut(whenRevocationFails: policy) }

@@ -1,6 +1,7 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 @Suite struct TokenStateUserInfoTests {
     static let alice = ScriptedTransport.json(

@@ -1,6 +1,7 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 @Suite struct TokenStateTests {
     @Test func anEmptyStoreMeansNoSession() async throws {
@@ -34,8 +35,10 @@ import Testing
     }
 
     // Issue 8: tokens that could not be saved after the person approved were dropped while still valid at the server.
-    @Test(arguments: [(200, "the new tokens were not saved, so they were revoked at the server"),
-                      (503, "could not all be revoked: the refresh token (failed: ")])
+    @Test(arguments: [
+        (200, "the new tokens were not saved, so they were revoked at the server"),
+        (503, "could not all be revoked: the refresh token (failed: "),
+    ])
     func tokensThatCannotBeSavedAreRevokedWhenAsked(status: Int, outcome: String) async throws {
         let (root, files) = try makeStore()
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -49,10 +52,11 @@ import Testing
         let error = await expectError(.storage) { try await state.store(response, revokingIfNotSaved: true) }
         #expect(error?.message.contains("can be accessed by other users") == true)
         #expect(error?.message.contains(outcome) == true, "\(String(describing: error))")
-        #expect(transport.requests.map(\.bodyText) == [
-            "token=RT-new&token_type_hint=refresh_token&client_id=cli",
-            "token=AT-new&token_type_hint=access_token&client_id=cli",
-        ])
+        #expect(
+            transport.requests.map(\.bodyText) == [
+                "token=RT-new&token_type_hint=refresh_token&client_id=cli",
+                "token=AT-new&token_type_hint=access_token&client_id=cli",
+            ])
         #expect(await state.status == .noSession)
     }
 

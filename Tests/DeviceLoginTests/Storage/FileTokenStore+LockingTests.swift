@@ -1,8 +1,9 @@
-@testable import DeviceLogin
 import DeviceLoginTesting
 import Foundation
-@testable import StoreCrashHelper
 import Testing
+
+@testable import DeviceLogin
+@testable import StoreCrashHelper
 
 @Suite struct FileTokenStoreLockingTests {
     /// Counts how many bodies run at once.
@@ -12,7 +13,13 @@ import Testing
         private(set) var most = 0
         private(set) var entries = 0
 
-        func enter() { lock.withLock { inside += 1; entries += 1; most = max(most, inside) } }
+        func enter() {
+            lock.withLock {
+                inside += 1
+                entries += 1
+                most = max(most, inside)
+            }
+        }
         func leave() { lock.withLock { inside -= 1 } }
     }
 

@@ -1,6 +1,7 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 /// Issue 8: store problems found only after the person approved cost the tokens; `checkReady` finds them first.
 @Suite struct FileTokenStoreReadinessTests {
@@ -34,28 +35,48 @@ import Testing
     static let problems: [(name: String, make: @Sendable (String) throws -> Void, says: String)] = [
         ("a directory others can read", { try setMode($0, 0o755) }, "can be accessed by other users (mode 0755)"),
         ("a directory others can write", { try setMode($0, 0o703) }, "can be accessed by other users (mode 0703)"),
-        ("a symbolic link as the directory", { root in
-            try FileManager.default.moveItem(atPath: root, toPath: root + ".real")
-            try FileManager.default.createSymbolicLink(atPath: root, withDestinationPath: root + ".real")
-        }, "the token directory $ROOT is a symbolic link; refusing to follow it"),
-        ("a file as the directory", { root in
-            try FileManager.default.removeItem(atPath: root)
-            try write("", to: root)
-        }, "is not a directory"),
-        ("a symbolic link as the lock file", { root in
-            try FileManager.default.createSymbolicLink(atPath: root + "/work.lock", withDestinationPath: "/dev/null")
-        }, "the lock file $ROOT/work.lock is a symbolic link"),
-        ("a symbolic link as the token file", { root in
-            try write("{}", to: root + "/real.json")
-            try FileManager.default.createSymbolicLink(atPath: root + "/work.json", withDestinationPath: "real.json")
-        }, "the token file $ROOT/work.json is a symbolic link"),
-        ("a directory as the token file", { root in
-            try FileManager.default.createDirectory(atPath: root + "/work.json", withIntermediateDirectories: false)
-        }, "the token file $ROOT/work.json is not a regular file"),
-        ("a token file others can read", { root in
-            try write("{}", to: root + "/work.json")
-            try setMode(root + "/work.json", 0o644)
-        }, "can be accessed by other users (mode 0644)"),
+        (
+            "a symbolic link as the directory",
+            { root in
+                try FileManager.default.moveItem(atPath: root, toPath: root + ".real")
+                try FileManager.default.createSymbolicLink(atPath: root, withDestinationPath: root + ".real")
+            }, "the token directory $ROOT is a symbolic link; refusing to follow it"
+        ),
+        (
+            "a file as the directory",
+            { root in
+                try FileManager.default.removeItem(atPath: root)
+                try write("", to: root)
+            }, "is not a directory"
+        ),
+        (
+            "a symbolic link as the lock file",
+            { root in
+                try FileManager.default.createSymbolicLink(
+                    atPath: root + "/work.lock", withDestinationPath: "/dev/null")
+            }, "the lock file $ROOT/work.lock is a symbolic link"
+        ),
+        (
+            "a symbolic link as the token file",
+            { root in
+                try write("{}", to: root + "/real.json")
+                try FileManager.default.createSymbolicLink(
+                    atPath: root + "/work.json", withDestinationPath: "real.json")
+            }, "the token file $ROOT/work.json is a symbolic link"
+        ),
+        (
+            "a directory as the token file",
+            { root in
+                try FileManager.default.createDirectory(atPath: root + "/work.json", withIntermediateDirectories: false)
+            }, "the token file $ROOT/work.json is not a regular file"
+        ),
+        (
+            "a token file others can read",
+            { root in
+                try write("{}", to: root + "/work.json")
+                try setMode(root + "/work.json", 0o644)
+            }, "can be accessed by other users (mode 0644)"
+        ),
     ]
 
     @Test("each store problem is refused before anything is asked", arguments: 0..<problems.count)
@@ -73,8 +94,9 @@ import Testing
         #expect(error.hint != nil)
     }
 
-    @Test("a lock file or token file of another user is refused (needs root to set up)",
-          .enabled(if: geteuid() == 0), arguments: ["work.lock", "work.json"])
+    @Test(
+        "a lock file or token file of another user is refused (needs root to set up)",
+        .enabled(if: geteuid() == 0), arguments: ["work.lock", "work.json"])
     func refusesAnotherUsersFile(file: String) async throws {
         let (root, store) = try makeStore()
         defer { try? FileManager.default.removeItem(atPath: root) }

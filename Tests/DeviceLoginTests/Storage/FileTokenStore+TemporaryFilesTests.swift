@@ -1,14 +1,17 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 /// Issue 8: a `.tmp` file with a rotated refresh token stayed behind after a kill between write and rename.
 @Suite struct FileTokenStoreTemporaryFilesTests {
     /// A profile's stale temporary file, another profile's (`default.json`, whose name starts like it), and files
     /// that only look alike.
     static let stale = ".default.json.123456789.tmp"
-    static let others = [".default.json.json.5.tmp", ".other.json.5.tmp", ".default.json.12a.tmp", "default.json.5.tmp",
-                         ".default.json..tmp", ".default.json.5.tmp.bak"]
+    static let others = [
+        ".default.json.json.5.tmp", ".other.json.5.tmp", ".default.json.12a.tmp", "default.json.5.tmp",
+        ".default.json..tmp", ".default.json.5.tmp.bak",
+    ]
 
     /// A store holding profile `default`, with the stale file and the look-alikes planted beside it.
     private func plantedStore() async throws -> (String, FileTokenStore) {

@@ -1,8 +1,9 @@
-@testable import DeviceLogin
 import DeviceLoginTestSupport
 import Foundation
-@testable import StoreCrashHelper
 import Testing
+
+@testable import DeviceLogin
+@testable import StoreCrashHelper
 
 @Suite struct FileTokenStoreTests {
     // MARK: Where
@@ -13,13 +14,16 @@ import Testing
     }
 
     @Test func xdgStateHomeThenHome() throws {
-        #expect(try FileTokenStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/x", "HOME": "/home/u"])
-            == "/x/device-login")
+        #expect(
+            try FileTokenStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/x", "HOME": "/home/u"])
+                == "/x/device-login")
         // The XDG spec: a relative path is invalid and ignored.
-        #expect(try FileTokenStore.defaultDirectory(environment: ["XDG_STATE_HOME": "rel", "HOME": "/home/u"])
-            == "/home/u/.local/state/device-login")
-        #expect(try FileTokenStore.defaultDirectory(environment: ["HOME": "/home/u/"])
-            == "/home/u/.local/state/device-login")
+        #expect(
+            try FileTokenStore.defaultDirectory(environment: ["XDG_STATE_HOME": "rel", "HOME": "/home/u"])
+                == "/home/u/.local/state/device-login")
+        #expect(
+            try FileTokenStore.defaultDirectory(environment: ["HOME": "/home/u/"])
+                == "/home/u/.local/state/device-login")
     }
 
     @Test func noUsableDirectoryIsAClearError() {
@@ -136,8 +140,9 @@ import Testing
         try await store.save(try Fixtures.record(tokens: tokens))
         let path = root + "/default.json"
         let marker = 1_234_567_890.5
-        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
-            as? [String: Any])
+        var object = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+                as? [String: Any])
         func replace(_ value: Any, at keys: ArraySlice<String>, in dictionary: inout [String: Any]) {
             guard let key = keys.first else { return }
             if keys.count == 1 {
@@ -155,14 +160,15 @@ import Testing
         try write(text.replacingOccurrences(of: "\(marker)", with: "\(seconds)"), to: path)
     }
 
-    @Test("a time outside 1970...9999 in the file is an error naming the file and the field, and the file is kept",
-          arguments: [
-              (["tokens", "expires_at"], 1e300), (["tokens", "expires_at"], -1e300), (["tokens", "expires_at"], 9.3e18),
-              (["tokens", "expires_at"], 253_402_300_800.0), (["tokens", "expires_at"], -1.0),
-              (["tokens", "issued_at"], 1e300), (["tokens", "issued_at"], -0.5),
-              (["tokens", "resources", Fixtures.api, "expires_at"], 9.3e18),
-              (["tokens", "resources", Fixtures.api, "issued_at"], -1e300),
-          ] as [([String], Double)])
+    @Test(
+        "a time outside 1970...9999 in the file is an error naming the file and the field, and the file is kept",
+        arguments: [
+            (["tokens", "expires_at"], 1e300), (["tokens", "expires_at"], -1e300), (["tokens", "expires_at"], 9.3e18),
+            (["tokens", "expires_at"], 253_402_300_800.0), (["tokens", "expires_at"], -1.0),
+            (["tokens", "issued_at"], 1e300), (["tokens", "issued_at"], -0.5),
+            (["tokens", "resources", Fixtures.api, "expires_at"], 9.3e18),
+            (["tokens", "resources", Fixtures.api, "issued_at"], -1e300),
+        ] as [([String], Double)])
     func outOfRangeTimes(keys: [String], seconds: Double) async throws {
         let (root, store) = try makeStore()
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -272,7 +278,8 @@ import Testing
 
 /// A store in a fresh private directory.
 func makeStore(clock: any Clock<Duration> = ContinuousClock(), lockTimeout: Duration = .seconds(60)) throws
-    -> (String, FileTokenStore) {
+    -> (String, FileTokenStore)
+{
     let root = try Fixtures.temporaryDirectory()
     return (root, FileTokenStore(directory: root, clock: clock, lockTimeout: lockTimeout))
 }

@@ -1,6 +1,7 @@
-@testable import DeviceLogin
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 @Suite struct ProfileTests {
     @Test(arguments: ["default", "work", "a.b", "user@example.com", "x_1-2+3", String(repeating: "p", count: 64)])
@@ -79,7 +80,8 @@ import Testing
         ("none", ClientAuthentication.Method.none, ""),
     ])
     func storedFormIsUnchanged(name: String, method: ClientAuthentication.Method, secretField: String) throws {
-        let text = #"{"client_authentication":""# + name + #"","client_id":"cli""# + secretField
+        let text =
+            #"{"client_authentication":""# + name + #"","client_id":"cli""# + secretField
             + #","endpoints":{"device_authorization_endpoint":"https:\/\/auth.example.com\/device","#
             + #""issuer":"https:\/\/auth.example.com","openid_provider":true,"#
             + #""revocation_endpoint":"https:\/\/auth.example.com\/revoke","#
@@ -95,7 +97,8 @@ import Testing
     }
 
     @Test func aProfileWithoutAMethodIsAPublicClient() throws {
-        let text = #"{"client_id":"cli","endpoints":{"device_authorization_endpoint":"https:\/\/a\/d","#
+        let text =
+            #"{"client_id":"cli","endpoints":{"device_authorization_endpoint":"https:\/\/a\/d","#
             + #""openid_provider":false,"token_endpoint":"https:\/\/a\/t"},"name":"old"}"#
         #expect(try JSONDecoder().decode(Profile.self, from: Data(text.utf8)).clientAuthentication == .none)
     }

@@ -1,5 +1,6 @@
-@testable import DeviceLogin
 import Foundation
+
+@testable import DeviceLogin
 
 /// Values shared by the token tests.
 enum Fixtures {
@@ -42,7 +43,8 @@ enum Fixtures {
 
     /// A token endpoint answer.
     static func tokenJSON(access: String, refresh: String? = nil, expiresIn: Int = 3600, idToken: String? = nil)
-        -> String {
+        -> String
+    {
         var fields = ["\"access_token\":\"\(access)\"", "\"token_type\":\"Bearer\"", "\"expires_in\":\(expiresIn)"]
         if let refresh { fields.append("\"refresh_token\":\"\(refresh)\"") }
         if let idToken { fields.append("\"id_token\":\"\(idToken)\"") }
@@ -51,7 +53,8 @@ enum Fixtures {
 
     /// An unsigned JWT with these claims.
     static func jwt(_ claims: JSONObject, header: JSONObject = ["alg": .string("RS256"), "typ": .string("JWT")])
-        -> String {
+        -> String
+    {
         func part(_ object: JSONObject) -> String {
             let data = (try? JSONValue.encode(object)) ?? Data()
             return data.base64EncodedString()

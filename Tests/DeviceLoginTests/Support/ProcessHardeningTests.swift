@@ -1,7 +1,8 @@
-@testable import DeviceLogin
 import DeviceLoginTestSupport
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 /// `ProcessHardening` changes the process it runs in for good (a hard limit cannot be raised again), so it is tried
 /// in the helper process, never in the test runner.

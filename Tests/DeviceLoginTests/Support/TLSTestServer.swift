@@ -77,45 +77,45 @@ final class TLSTestServer {
     }
 
     private static let script = #"""
-    import http.server, os, ssl, subprocess, sys, threading
+        import http.server, os, ssl, subprocess, sys, threading
 
-    work = sys.argv[1]
-    threading.Timer(60, os._exit, [0]).start()
+        work = sys.argv[1]
+        threading.Timer(60, os._exit, [0]).start()
 
-    def openssl(*args):
-        subprocess.run(["openssl", *args], cwd=work, check=True, capture_output=True, timeout=30)
+        def openssl(*args):
+            subprocess.run(["openssl", *args], cwd=work, check=True, capture_output=True, timeout=30)
 
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-            "-subj", "/CN=DeviceLogin Test CA",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-    openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
-    with open(os.path.join(work, "server.ext"), "w") as ext:
-        ext.write("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
-    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-            "-out", "server.pem", "-days", "2", "-extfile", "server.ext")
+        ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+                "-subj", "/CN=DeviceLogin Test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+        openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+        with open(os.path.join(work, "server.ext"), "w") as ext:
+            ext.write("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+        openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", "server.pem", "-days", "2", "-extfile", "server.ext")
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
 
-        def do_GET(self):
-            body = b'{"tls":true}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            def do_GET(self):
+                body = b'{"tls":true}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
 
-        def log_message(self, *args):
-            pass
+            def log_message(self, *args):
+                pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(os.path.join(work, "server.pem"), os.path.join(work, "server.key"))
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    with open(os.path.join(work, "port.tmp"), "w") as port:
-        port.write(str(server.server_address[1]))
-    os.rename(os.path.join(work, "port.tmp"), os.path.join(work, "port"))
-    server.serve_forever()
-    """#
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(os.path.join(work, "server.pem"), os.path.join(work, "server.key"))
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        with open(os.path.join(work, "port.tmp"), "w") as port:
+            port.write(str(server.server_address[1]))
+        os.rename(os.path.join(work, "port.tmp"), os.path.join(work, "port"))
+        server.serve_forever()
+        """#
 }

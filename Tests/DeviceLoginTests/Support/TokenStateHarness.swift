@@ -1,7 +1,8 @@
-@testable import DeviceLogin
 import DeviceLoginTesting
 import Foundation
 import Testing
+
+@testable import DeviceLogin
 
 /// A ``TokenState`` wired to a scripted transport, an in-memory store (counted) and time the test controls.
 struct TokenStateHarness {

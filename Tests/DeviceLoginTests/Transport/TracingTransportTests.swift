@@ -12,7 +12,9 @@ struct TracingTransportTests {
     static let rotatedRefreshToken = "RT-rotated-8xLOxBtZp8-0123456789"
     static let idToken = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlLXZhbHVl"
     static let clientSecret = "s3cr3t-client-secret-value"
-    static var secrets: [String] { [deviceCode, accessToken, refreshToken, rotatedRefreshToken, idToken, clientSecret] }
+    static var secrets: [String] {
+        [deviceCode, accessToken, refreshToken, rotatedRefreshToken, idToken, clientSecret]
+    }
 
     private final class Lines: Sendable {
         let lines = Mutex<[String]>([])
@@ -42,8 +44,9 @@ struct TracingTransportTests {
                 #"{"access_token":"\#(Self.accessToken)x","refresh_token":"\#(Self.rotatedRefreshToken)"}"#),
             // An HTML error page that echoes the refresh token it was sent.
             { _ in
-                HTTPResponse(status: 500, headers: [HTTPHeader("Content-Type", "text/html")],
-                             body: Data("<p>bad grant \(Self.rotatedRefreshToken)</p>".utf8))
+                HTTPResponse(
+                    status: 500, headers: [HTTPHeader("Content-Type", "text/html")],
+                    body: Data("<p>bad grant \(Self.rotatedRefreshToken)</p>".utf8))
             },
             ScriptedTransport.json(#"{"sub":"u1","email":"ada@example.com"}"#),
             ScriptedTransport.status(200),
@@ -53,18 +56,23 @@ struct TracingTransportTests {
         let transport = TracingTransport(wrapping: base) { lines.append($0) }
         _ = try await transport.send(form("https://a/device", "client_id=cli&scope=openid", basic: true))
         for _ in 0..<2 {
-            _ = try await transport.send(form(
-                "https://a/token",
-                "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=\(Self.deviceCode)"
-                    + "&client_id=cli&client_secret=\(Self.clientSecret)"))
+            _ = try await transport.send(
+                form(
+                    "https://a/token",
+                    "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=\(Self.deviceCode)"
+                        + "&client_id=cli&client_secret=\(Self.clientSecret)"))
         }
-        _ = try await transport.send(form("https://a/token", "grant_type=refresh_token&refresh_token=\(Self.refreshToken)"))
-        _ = try await transport.send(form(
-            "https://a/token", "grant_type=refresh_token&refresh_token=\(Self.rotatedRefreshToken)"))
-        _ = try await transport.send(HTTPRequest(
-            method: .get, url: URL(string: "https://a/userinfo?access_token=\(Self.accessToken)")!,
-            headers: [HTTPHeader("Authorization", "Bearer \(Self.accessToken)")]))
-        _ = try await transport.send(form("https://a/revoke", "token=\(Self.rotatedRefreshToken)&token_type_hint=refresh_token"))
+        _ = try await transport.send(
+            form("https://a/token", "grant_type=refresh_token&refresh_token=\(Self.refreshToken)"))
+        _ = try await transport.send(
+            form(
+                "https://a/token", "grant_type=refresh_token&refresh_token=\(Self.rotatedRefreshToken)"))
+        _ = try await transport.send(
+            HTTPRequest(
+                method: .get, url: URL(string: "https://a/userinfo?access_token=\(Self.accessToken)")!,
+                headers: [HTTPHeader("Authorization", "Bearer \(Self.accessToken)")]))
+        _ = try await transport.send(
+            form("https://a/revoke", "token=\(Self.rotatedRefreshToken)&token_type_hint=refresh_token"))
         await #expect(throws: TransportError.self) {
             try await transport.send(form("https://a/revoke", "token=\(Self.accessToken)"))
         }
@@ -88,13 +96,16 @@ struct TracingTransportTests {
 
     @Test func redactionMarksLengthAndKeepsTheScheme() {
         var redaction = Redaction()
-        #expect(redaction.header(HTTPHeader("Authorization", "Bearer abcdefgh")) == "Authorization: Bearer [redacted, 8 chars]")
+        #expect(
+            redaction.header(HTTPHeader("Authorization", "Bearer abcdefgh"))
+                == "Authorization: Bearer [redacted, 8 chars]")
         #expect(redaction.header(HTTPHeader("DPoP", "eyJ.x.y")) == "DPoP: [redacted, 7 chars]")
         #expect(redaction.header(HTTPHeader("Accept", "application/json")) == "Accept: application/json")
         #expect(redaction.scrub("echo abcdefgh here") == "echo [redacted, 8 chars] here")
         #expect(redaction.form("code=abc&state=x") == "code=[redacted, 3 chars]&state=x")
-        #expect(redaction.json(Data(#"{"nested":{"id_token":"123456789"},"list":[{"token":"abcdefghij"}]}"#.utf8))
-            == #"{"list":[{"token":"[redacted, 10 chars]"}],"nested":{"id_token":"[redacted, 9 chars]"}}"#)
+        #expect(
+            redaction.json(Data(#"{"nested":{"id_token":"123456789"},"list":[{"token":"abcdefghij"}]}"#.utf8))
+                == #"{"list":[{"token":"[redacted, 10 chars]"}],"nested":{"id_token":"[redacted, 9 chars]"}}"#)
         #expect(redaction.json(Data("not json".utf8)) == nil)
     }
 }

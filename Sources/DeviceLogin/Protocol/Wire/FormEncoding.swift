@@ -10,8 +10,8 @@ public enum FormEncoding {
     private static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"),
-             UInt8(ascii: "."), UInt8(ascii: "_"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"),
+            UInt8(ascii: "."), UInt8(ascii: "_"):
             return true
         default:
             return false
@@ -51,8 +51,9 @@ public enum FormEncoding {
             if byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
-                      let high = hexValue(iterator[iterator.startIndex]),
-                      let low = hexValue(iterator[iterator.startIndex + 1]) {
+                let high = hexValue(iterator[iterator.startIndex]),
+                let low = hexValue(iterator[iterator.startIndex + 1])
+            {
                 bytes.append(high << 4 | low)
                 iterator = iterator.dropFirst(2)
             } else {

@@ -142,10 +142,11 @@ final class CurlTransfer {
         if body.isEmpty {
             codes.append(dl_curl_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, ""))
         } else {
-            codes.append(body.withUnsafeBytes { bytes in
-                let start = UnsafeMutableRawPointer(mutating: bytes.baseAddress)
-                return dl_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, start)
-            })
+            codes.append(
+                body.withUnsafeBytes { bytes in
+                    let start = UnsafeMutableRawPointer(mutating: bytes.baseAddress)
+                    return dl_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, start)
+                })
         }
         return codes
     }

@@ -17,7 +17,7 @@ extension CurlTransport {
         case CURLE_COULDNT_RESOLVE_PROXY:
             return TransportError(.dnsFailure, "could not resolve the proxy for \(host): \(detail)")
         case CURLE_COULDNT_CONNECT, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE,
-             CURLE_PROXY:
+            CURLE_PROXY:
             return TransportError(.connectionFailed, "the connection to \(host) failed: \(detail)")
         case CURLE_OPERATION_TIMEDOUT:
             return TransportError(.timedOut, "the request to \(host) timed out: \(detail)")
@@ -26,12 +26,12 @@ extension CurlTransport {
             // certificate verification failed …", and 77 means the CA file could not be read.
             return TransportError(.certificateVerificationFailed, "TLS with \(host) failed: \(detail)")
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR,
-             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
-             CURLE_SSL_SHUTDOWN_FAILED, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
-             CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CLIENTCERT:
+            CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
+            CURLE_SSL_SHUTDOWN_FAILED, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
+            CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CLIENTCERT:
             return TransportError(.tlsFailure, "TLS with \(host) failed: \(detail)")
         case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_HTTP2, CURLE_HTTP2_STREAM,
-             CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP3:
+            CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP3:
             return TransportError(.invalidResponse, "\(host) did not answer with valid HTTP: \(detail)")
         default:
             return TransportError(.other, "the request to \(host) failed: \(detail) (libcurl error \(code.rawValue))")

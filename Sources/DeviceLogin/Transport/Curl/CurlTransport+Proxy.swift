@@ -30,7 +30,8 @@ extension CurlTransport {
         ///   - scheme: The request's URL scheme, lower-cased (`http` or `https`).
         ///   - environment: Looks a variable up by its exact name.
         init(scheme: String, environment: (String) -> String?) {
-            let proxyNames = scheme == "https"
+            let proxyNames =
+                scheme == "https"
                 ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
                 : ["http_proxy", "all_proxy", "ALL_PROXY"]
             func firstSet(_ names: [String]) -> String? {

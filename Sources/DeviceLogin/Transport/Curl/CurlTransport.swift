@@ -97,10 +97,11 @@ public struct CurlTransport: HTTPTransport {
     /// Whether `name` is an HTTP field name (RFC 9110 §5.6.2 `token`).
     private static func isToken(_ name: String) -> Bool {
         let symbols = Set("!#$%&'*+-.^_`|~".unicodeScalars)
-        return !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
-            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
-                || symbols.contains(scalar)
-        }
+        return !name.isEmpty
+            && name.unicodeScalars.allSatisfy { scalar in
+                ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                    || symbols.contains(scalar)
+            }
     }
 }
 #endif

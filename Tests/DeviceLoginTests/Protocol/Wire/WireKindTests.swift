@@ -1,20 +1,23 @@
 import Foundation
 import Testing
+
 @testable import DeviceLogin
 
 @Suite("WireKind: each lenient reader, its bounds and its provider quirks")
 struct WireKindTests {
-    @Test("integer: whole numbers below 10^15; strings holding one (Microsoft v1, GitHub form bodies)", arguments: [
-        (JSONValue.number(3600), 3600), (.number(-5), -5), (.number(4.0), 4),
-        (.number(999_999_999_999_999), 999_999_999_999_999), (.number(1e15), nil), (.number(-1e15), nil),
-        (.number(4.5), nil), (.number(.infinity), nil), (.number(.nan), nil),
-        (.string("900"), 900), (.string(" 5 "), 5), (.string("5.0"), 5), (.string("1e3"), 1000),
-        (.string("999999999999999"), 999_999_999_999_999), (.string("1000000000000000"), nil),
-        (.string("-1000000000000000"), nil), (.string("9223372036854775807"), nil),
-        (.string("-9223372036854775808"), nil), (.string("99999999999999999999"), nil), (.string("1e300"), nil),
-        (.string("soon"), nil), (.string(""), nil),
-        (.bool(true), nil), (.null, nil), (.array([.number(1)]), nil),
-    ] as [(JSONValue, Int?)])
+    @Test(
+        "integer: whole numbers below 10^15; strings holding one (Microsoft v1, GitHub form bodies)",
+        arguments: [
+            (JSONValue.number(3600), 3600), (.number(-5), -5), (.number(4.0), 4),
+            (.number(999_999_999_999_999), 999_999_999_999_999), (.number(1e15), nil), (.number(-1e15), nil),
+            (.number(4.5), nil), (.number(.infinity), nil), (.number(.nan), nil),
+            (.string("900"), 900), (.string(" 5 "), 5), (.string("5.0"), 5), (.string("1e3"), 1000),
+            (.string("999999999999999"), 999_999_999_999_999), (.string("1000000000000000"), nil),
+            (.string("-1000000000000000"), nil), (.string("9223372036854775807"), nil),
+            (.string("-9223372036854775808"), nil), (.string("99999999999999999999"), nil), (.string("1e300"), nil),
+            (.string("soon"), nil), (.string(""), nil),
+            (.bool(true), nil), (.null, nil), (.array([.number(1)]), nil),
+        ] as [(JSONValue, Int?)])
     func integer(value: JSONValue, expected: Int?) {
         #expect(WireKind.integer.read(value) == expected)
     }
@@ -24,27 +27,33 @@ struct WireKindTests {
         #expect(WireKind.integer.write(60) == .number(60))
     }
 
-    @Test("string: non-empty; numbers and booleans as their JSON text", arguments: [
-        (JSONValue.string("x"), "x"), (.string(""), nil), (.number(42), "42"), (.number(1.5), "1.5"),
-        (.bool(false), "false"), (.null, nil), (.array([.string("x")]), nil), (.object([:]), nil),
-    ] as [(JSONValue, String?)])
+    @Test(
+        "string: non-empty; numbers and booleans as their JSON text",
+        arguments: [
+            (JSONValue.string("x"), "x"), (.string(""), nil), (.number(42), "42"), (.number(1.5), "1.5"),
+            (.bool(false), "false"), (.null, nil), (.array([.string("x")]), nil), (.object([:]), nil),
+        ] as [(JSONValue, String?)])
     func string(value: JSONValue, expected: String?) {
         #expect(WireKind.string.read(value) == expected)
     }
 
-    @Test("boolean: JSON booleans, and \"true\"/\"false\" as strings (AWS Cognito)", arguments: [
-        (JSONValue.bool(true), true), (.bool(false), false), (.string("true"), true), (.string("false"), false),
-        (.string("TRUE"), nil), (.string("yes"), nil), (.number(1), nil), (.null, nil),
-    ] as [(JSONValue, Bool?)])
+    @Test(
+        "boolean: JSON booleans, and \"true\"/\"false\" as strings (AWS Cognito)",
+        arguments: [
+            (JSONValue.bool(true), true), (.bool(false), false), (.string("true"), true), (.string("false"), false),
+            (.string("TRUE"), nil), (.string("yes"), nil), (.number(1), nil), (.null, nil),
+        ] as [(JSONValue, Bool?)])
     func boolean(value: JSONValue, expected: Bool?) {
         #expect(WireKind.boolean.read(value) == expected)
     }
 
-    @Test("numericDate: Unix seconds with fractions, also as a string; never infinite", arguments: [
-        (JSONValue.number(1_700_000_000), 1_700_000_000.0), (.number(1_700_000_000.5), 1_700_000_000.5),
-        (.string(" 1700000000 "), 1_700_000_000.0), (.number(.infinity), nil), (.string("inf"), nil),
-        (.string("tomorrow"), nil), (.bool(true), nil),
-    ] as [(JSONValue, Double?)])
+    @Test(
+        "numericDate: Unix seconds with fractions, also as a string; never infinite",
+        arguments: [
+            (JSONValue.number(1_700_000_000), 1_700_000_000.0), (.number(1_700_000_000.5), 1_700_000_000.5),
+            (.string(" 1700000000 "), 1_700_000_000.0), (.number(.infinity), nil), (.string("inf"), nil),
+            (.string("tomorrow"), nil), (.bool(true), nil),
+        ] as [(JSONValue, Double?)])
     func numericDate(value: JSONValue, seconds: Double?) {
         #expect(WireKind.numericDate.read(value) == seconds.map(Date.init(timeIntervalSince1970:)))
     }
@@ -54,12 +63,14 @@ struct WireKindTests {
         #expect(WireKind.numericDate.write(Date(timeIntervalSince1970: 1_700_000_000.25)) == .number(1_700_000_000.25))
     }
 
-    @Test("stringList: an array (numbers as text, other members dropped) or a space-separated string", arguments: [
-        (JSONValue.array([.string("openid"), .string("email")]), ["openid", "email"]),
-        (.array([.string("a"), .number(1), .null, .object([:])]), ["a", "1"]),
-        (.string("openid  email profile"), ["openid", "email", "profile"]), (.string(""), []), (.array([]), []),
-        (.number(1), nil), (.null, nil),
-    ] as [(JSONValue, [String]?)])
+    @Test(
+        "stringList: an array (numbers as text, other members dropped) or a space-separated string",
+        arguments: [
+            (JSONValue.array([.string("openid"), .string("email")]), ["openid", "email"]),
+            (.array([.string("a"), .number(1), .null, .object([:])]), ["a", "1"]),
+            (.string("openid  email profile"), ["openid", "email", "profile"]), (.string(""), []), (.array([]), []),
+            (.number(1), nil), (.null, nil),
+        ] as [(JSONValue, [String]?)])
     func stringList(value: JSONValue, expected: [String]?) {
         #expect(WireKind.stringList.read(value) == expected)
     }

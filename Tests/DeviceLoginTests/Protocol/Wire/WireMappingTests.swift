@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DeviceLogin
 
 /// A message with one row of each sort, to test the mechanism apart from any RFC.
@@ -38,10 +39,12 @@ struct WireMappingTests {
         #expect(try sample.wireText == #"{"count":3,"id":"a","label":"none","note":"n","x":{"y":[1,null]}}"#)
     }
 
-    @Test("the first required field missing, in table order, is the one named", arguments: [
-        (#"{"count":1}"#, "id"), (#"{}"#, "id"), (#"{"id":"a"}"#, "count"), (#"{"id":"a","count":-1}"#, "count"),
-        (#"{"id":"","count":1}"#, "id"), (#"{"id":"a","count":"many"}"#, "count"),
-    ])
+    @Test(
+        "the first required field missing, in table order, is the one named",
+        arguments: [
+            (#"{"count":1}"#, "id"), (#"{}"#, "id"), (#"{"id":"a"}"#, "count"), (#"{"id":"a","count":-1}"#, "count"),
+            (#"{"id":"","count":1}"#, "id"), (#"{"id":"a","count":"many"}"#, "count"),
+        ])
     func missingRequiredField(json: String, field: String) {
         #expect {
             try parse(json)
@@ -52,8 +55,9 @@ struct WireMappingTests {
 
     @Test("an alias is read when the wire name is absent or unreadable, and written under the wire name")
     func aliases() throws {
-        #expect(try parse(#"{"old_id":"b","count":0,"remark":"r"}"#).wireText
-            == #"{"count":0,"id":"b","label":"none","note":"r"}"#)
+        #expect(
+            try parse(#"{"old_id":"b","count":0,"remark":"r"}"#).wireText
+                == #"{"count":0,"id":"b","label":"none","note":"r"}"#)
         #expect(try parse(#"{"id":"a","old_id":"b","count":0}"#).id == "a")
         #expect(try parse(#"{"id":"","old_id":"b","count":0}"#).id == "b")
         #expect(try parse(#"{"id":"a","old_id":"b","count":0}"#).rest.isEmpty)

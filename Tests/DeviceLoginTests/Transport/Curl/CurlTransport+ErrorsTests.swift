@@ -6,23 +6,25 @@ import Testing
 /// libcurl's result codes become kinds that callers can rely on, whatever the TLS library behind libcurl says.
 @Suite("CurlTransport errors")
 struct CurlTransportErrorsTests {
-    @Test("each libcurl failure maps to its kind", arguments: [
-        (CURLE_COULDNT_RESOLVE_HOST, TransportError.Kind.dnsFailure),
-        (CURLE_COULDNT_RESOLVE_PROXY, .dnsFailure),
-        (CURLE_COULDNT_CONNECT, .connectionFailed),
-        (CURLE_GOT_NOTHING, .connectionFailed),
-        (CURLE_RECV_ERROR, .connectionFailed),
-        (CURLE_OPERATION_TIMEDOUT, .timedOut),
-        (CURLE_PEER_FAILED_VERIFICATION, .certificateVerificationFailed),
-        (CURLE_SSL_CACERT_BADFILE, .certificateVerificationFailed),
-        (CURLE_SSL_CONNECT_ERROR, .tlsFailure),
-        (CURLE_SSL_CERTPROBLEM, .tlsFailure),
-        (CURLE_SSL_CIPHER, .tlsFailure),
-        (CURLE_SSL_PINNEDPUBKEYNOTMATCH, .tlsFailure),
-        (CURLE_WEIRD_SERVER_REPLY, .invalidResponse),
-        (CURLE_UNSUPPORTED_PROTOCOL, .invalidResponse),
-        (CURLE_OUT_OF_MEMORY, .other),
-    ])
+    @Test(
+        "each libcurl failure maps to its kind",
+        arguments: [
+            (CURLE_COULDNT_RESOLVE_HOST, TransportError.Kind.dnsFailure),
+            (CURLE_COULDNT_RESOLVE_PROXY, .dnsFailure),
+            (CURLE_COULDNT_CONNECT, .connectionFailed),
+            (CURLE_GOT_NOTHING, .connectionFailed),
+            (CURLE_RECV_ERROR, .connectionFailed),
+            (CURLE_OPERATION_TIMEDOUT, .timedOut),
+            (CURLE_PEER_FAILED_VERIFICATION, .certificateVerificationFailed),
+            (CURLE_SSL_CACERT_BADFILE, .certificateVerificationFailed),
+            (CURLE_SSL_CONNECT_ERROR, .tlsFailure),
+            (CURLE_SSL_CERTPROBLEM, .tlsFailure),
+            (CURLE_SSL_CIPHER, .tlsFailure),
+            (CURLE_SSL_PINNEDPUBKEYNOTMATCH, .tlsFailure),
+            (CURLE_WEIRD_SERVER_REPLY, .invalidResponse),
+            (CURLE_UNSUPPORTED_PROTOCOL, .invalidResponse),
+            (CURLE_OUT_OF_MEMORY, .other),
+        ])
     func kinds(code: CURLcode, kind: TransportError.Kind) {
         #expect(CurlTransport.transportError(for: code, detail: "detail", host: "auth.example.com").kind == kind)
     }

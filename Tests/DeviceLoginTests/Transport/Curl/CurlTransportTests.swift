@@ -40,7 +40,8 @@ struct CurlTransportTests {
             )
         }
 
-        let expected = "POST /oauth/token?tenant=7 HTTP/1.1\r\n"
+        let expected =
+            "POST /oauth/token?tenant=7 HTTP/1.1\r\n"
             + "Host: 127.0.0.1:\(port)\r\n"
             + "User-Agent: device-login/\(DeviceLoginVersion.string)\r\n"
             + "Content-Type: application/x-www-form-urlencoded\r\n"
@@ -60,7 +61,8 @@ struct CurlTransportTests {
             )
         }
 
-        let expected = "GET /.well-known/openid-configuration HTTP/1.1\r\n"
+        let expected =
+            "GET /.well-known/openid-configuration HTTP/1.1\r\n"
             + "Host: 127.0.0.1:\(port)\r\n"
             + "User-Agent: custom/1\r\n"
             + "X-Empty:\r\n"
@@ -108,7 +110,8 @@ struct CurlTransportTests {
     // MARK: - What comes back
 
     @Test func responseStatusHeadersAndBodyAreReturnedAsReceived() async throws {
-        let reply = "HTTP/1.1 400 Bad Request\r\n"
+        let reply =
+            "HTTP/1.1 400 Bad Request\r\n"
             + "Content-Type: application/json\r\n"
             + "Set-Cookie: a=1\r\n"
             + "X-Folded: first\r\n"
@@ -123,13 +126,14 @@ struct CurlTransportTests {
         let response = try await transport().send(HTTPRequest(method: .post, url: server.url("/token")))
 
         #expect(response.status == 400)
-        #expect(response.headers == [
-            HTTPHeader("Content-Type", "application/json"),
-            HTTPHeader("Set-Cookie", "a=1"),
-            HTTPHeader("X-Folded", "first second"),
-            HTTPHeader("Set-Cookie", "b=2"),
-            HTTPHeader("Content-Length", "26"),
-        ])
+        #expect(
+            response.headers == [
+                HTTPHeader("Content-Type", "application/json"),
+                HTTPHeader("Set-Cookie", "a=1"),
+                HTTPHeader("X-Folded", "first second"),
+                HTTPHeader("Set-Cookie", "b=2"),
+                HTTPHeader("Content-Length", "26"),
+            ])
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"invalid_grant"}"# + "\n")
     }
 
@@ -177,9 +181,10 @@ struct CurlTransportTests {
         let server = try RawHTTPServer { _ in }
         defer { server.stop() }
 
-        let error = try #require(await #expect(throws: TransportError.self) {
-            try await transport().send(HTTPRequest(method: .get, url: server.url()))
-        })
+        let error = try #require(
+            await #expect(throws: TransportError.self) {
+                try await transport().send(HTTPRequest(method: .get, url: server.url()))
+            })
 
         #expect(error.kind == .connectionFailed)
         #expect(error.message.hasPrefix("the connection to 127.0.0.1 failed: "))
@@ -188,9 +193,10 @@ struct CurlTransportTests {
     @Test func refusedConnectionIsConnectionFailed() async throws {
         let url = try #require(URL(string: "http://127.0.0.1:\(try RawSocket.closedPort())/"))
 
-        let error = try #require(await #expect(throws: TransportError.self) {
-            try await transport().send(HTTPRequest(method: .get, url: url))
-        })
+        let error = try #require(
+            await #expect(throws: TransportError.self) {
+                try await transport().send(HTTPRequest(method: .get, url: url))
+            })
 
         #expect(error.kind == .connectionFailed)
         #expect(error.message.hasPrefix("the connection to 127.0.0.1 failed: "))
@@ -231,9 +237,10 @@ struct CurlTransportTests {
         defer { server.stop() }
         let options = TransportOptions(requestTimeout: 0.3)
 
-        let error = try #require(await #expect(throws: TransportError.self) {
-            try await transport(options).send(HTTPRequest(method: .get, url: server.url()))
-        })
+        let error = try #require(
+            await #expect(throws: TransportError.self) {
+                try await transport(options).send(HTTPRequest(method: .get, url: server.url()))
+            })
 
         #expect(error.kind == .timedOut)
         let prefix = "the request to 127.0.0.1 timed out: "
@@ -246,9 +253,10 @@ struct CurlTransportTests {
         let options = TransportOptions(connectTimeout: 0.2, requestTimeout: 30)
         let started = ContinuousClock.now
 
-        let error = try #require(await #expect(throws: TransportError.self) {
-            try await transport(options).send(HTTPRequest(method: .get, url: listener.url))
-        })
+        let error = try #require(
+            await #expect(throws: TransportError.self) {
+                try await transport(options).send(HTTPRequest(method: .get, url: listener.url))
+            })
 
         #expect(error.kind == .timedOut)
         // The 0.2 s connect timeout ended the wait, not the 30 s request timeout.
@@ -280,9 +288,10 @@ struct CurlTransportTests {
         defer { server.stop() }
         let options = TransportOptions(caFile: server.caFile + ".missing")
 
-        let error = try #require(await #expect(throws: TransportError.self) {
-            try await transport(options).send(HTTPRequest(method: .get, url: server.url("/metadata")))
-        })
+        let error = try #require(
+            await #expect(throws: TransportError.self) {
+                try await transport(options).send(HTTPRequest(method: .get, url: server.url("/metadata")))
+            })
 
         #expect(error.kind == .certificateVerificationFailed)
         #expect(error.message.hasPrefix("TLS with 127.0.0.1 failed: "))
@@ -378,11 +387,12 @@ struct CurlTransportTests {
 
         #expect(first.status == 200)
         #expect(second.status == 200)
-        #expect(server.requests.map(\.text) == [
-            "POST /token HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nUser-Agent: first/1\r\n"
-                + "Content-Length: 15\r\n\r\ndevice_code=abc",
-            "GET /userinfo HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nUser-Agent: second/2\r\n\r\n",
-        ])
+        #expect(
+            server.requests.map(\.text) == [
+                "POST /token HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nUser-Agent: first/1\r\n"
+                    + "Content-Length: 15\r\n\r\ndevice_code=abc",
+                "GET /userinfo HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nUser-Agent: second/2\r\n\r\n",
+            ])
         #expect(server.acceptedConnections == 1)
     }
 
