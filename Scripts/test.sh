@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: the Swift unit, virtual-time, loopback, CLI, stress and QR (zbar) tests, then the end-to-end
-# tests of the built device-login binary against a real Authlib RFC 8628 server. Installs what is missing first.
+# Runs every test: the layout and style checks (the architecture page's folder table, `swift format lint --strict`
+# with the checked-in .swift-format), the Swift unit, virtual-time, loopback, CLI, stress and QR (zbar) tests, then
+# the end-to-end tests of the built device-login binary against a real Authlib RFC 8628 server. Installs what is
+# missing first.
 # This is what CI runs.
 #
 #   --quick   only `swift test`, without the tests tagged `.stress` and without the end-to-end tests: for a quick
@@ -22,8 +24,9 @@ stress_tests='FileTokenStoreTests/survivesSIGKILLAtRandomMoments\(\)'
 
 bash Scripts/install-deps.sh --test
 
-echo "== layout: docs/architecture.md names every folder =="
+echo "== layout and style: docs/architecture.md names every folder; swift format lint --strict =="
 bash Scripts/check-layout.sh
+swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
 
 swift build
 export DEVICE_LOGIN_BIN="$PWD/.build/debug/device-login"
