@@ -27,7 +27,7 @@ for sanitizer in "${sanitizers[@]}"; do
     mkdir -p "$build"
     echo "== swift test --sanitize=$sanitizer" >&2
     started=$SECONDS
-    timeout 2400 swift test --build-path "$build" --sanitize="$sanitizer" >"$log" 2>&1
+    timeout 1200 swift test --build-path "$build" --sanitize="$sanitizer" >"$log" 2>&1
     status=$?
     reports=$(grep -cE '^(==[0-9]+==ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer)' "$log")
     summary=$(grep -E 'Test run with [0-9]+ tests' "$log" | tail -n 1)
