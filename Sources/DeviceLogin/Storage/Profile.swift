@@ -42,6 +42,20 @@ public struct Profile: Sendable, Hashable {
     public var clientSecret: String?
     /// Whether plain HTTP was allowed to hosts that are not loopback.
     public var allowInsecureHTTP: Bool
+    /// The URL prefixes this profile's tokens are for (`login --for URL`): the credential helpers pick the profile
+    /// whose binding matches a URL best (``URLBinding/matchLength(_:)``). At most ``maximumBindings``.
+    public var bindings: [URLBinding]
+    /// The user name the credential helpers answer with the token (git's `username`, Docker's `Username`); nil
+    /// for ``defaultUsername``. Checked by ``validate(username:)``.
+    public var username: String?
+
+    /// The most URL bindings a profile keeps: 64.
+    public static let maximumBindings = 64
+    /// The user name the credential helpers give when the profile sets none: `oauth2`, which GitLab requires
+    /// for OAuth tokens over HTTPS and GitHub, Gitea and Bitbucket accept (they read only the password).
+    public static let defaultUsername = "oauth2"
+    /// The longest user name accepted: 256 characters.
+    public static let maximumUsernameLength = 256
 
     /// Creates a profile.
     /// - Parameters:
@@ -54,7 +68,10 @@ public struct Profile: Sendable, Hashable {
     ///   - clientAuthentication: How the client authenticates.
     ///   - clientSecret: The secret to store, only if the user asked for it.
     ///   - allowInsecureHTTP: Whether plain HTTP is allowed to hosts that are not loopback.
-    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name.
+    ///   - bindings: The URL prefixes the profile serves.
+    ///   - username: The user name the credential helpers give; nil for ``defaultUsername``.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name, more
+    ///   than ``maximumBindings`` bindings or an invalid user name.
     public init(
         name: String = Profile.defaultName,
         issuer: String? = nil,
@@ -64,9 +81,16 @@ public struct Profile: Sendable, Hashable {
         resources: [String] = [],
         clientAuthentication: ClientAuthentication.Method = .none,
         clientSecret: String? = nil,
-        allowInsecureHTTP: Bool = false
+        allowInsecureHTTP: Bool = false,
+        bindings: [URLBinding] = [],
+        username: String? = nil
     ) throws {
         try Self.validate(name: name)
+        guard bindings.count <= Self.maximumBindings else {
+            throw DeviceLoginError(
+                .configuration, "profile \"\(name)\" has more than \(Self.maximumBindings) URL bindings")
+        }
+        if let username { try Self.validate(username: username) }
         self.name = name
         self.issuer = issuer ?? endpoints.issuer
         self.endpoints = endpoints
@@ -76,6 +100,8 @@ public struct Profile: Sendable, Hashable {
         self.clientAuthentication = clientAuthentication
         self.clientSecret = clientSecret
         self.allowInsecureHTTP = allowInsecureHTTP
+        self.bindings = bindings
+        self.username = username
     }
 
     /// Creates a profile from the client configuration used to sign in.
@@ -85,19 +111,23 @@ public struct Profile: Sendable, Hashable {
     ///   - endpoints: The server's endpoints.
     ///   - client: The client configuration.
     ///   - storingSecret: Whether to keep the client secret in the profile (only when the user asked for it).
+    ///   - bindings: The URL prefixes the profile serves.
+    ///   - username: The user name the credential helpers give; nil for ``defaultUsername``.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name.
     public init(
         name: String = Profile.defaultName,
         issuer: String? = nil,
         endpoints: ServerEndpoints,
         client: ClientConfiguration,
-        storingSecret: Bool = false
+        storingSecret: Bool = false,
+        bindings: [URLBinding] = [],
+        username: String? = nil
     ) throws {
         try self.init(
             name: name, issuer: issuer, endpoints: endpoints, clientID: client.clientID, scopes: client.scopes,
             resources: client.resources, clientAuthentication: client.authentication.method,
             clientSecret: storingSecret ? client.authentication.secret : nil,
-            allowInsecureHTTP: client.allowInsecureHTTP
+            allowInsecureHTTP: client.allowInsecureHTTP, bindings: bindings, username: username
         )
     }
 
@@ -118,6 +148,29 @@ public struct Profile: Sendable, Hashable {
             clientID: clientID, authentication: authentication, scopes: scopes, resources: resources,
             allowInsecureHTTP: allowInsecureHTTP
         )
+    }
+
+    /// The user name the credential helpers answer with: ``username``, else ``defaultUsername``.
+    public var effectiveUsername: String { username ?? Self.defaultUsername }
+
+    /// How well this profile serves `url`: the best ``URLBinding/matchLength(_:)`` of its bindings, nil when none
+    /// matches.
+    public func matchLength(_ url: URLBinding) -> Int? {
+        bindings.compactMap { $0.matchLength(url) }.max()
+    }
+
+    /// Checks that `username` can be sent in the credential helpers' protocols: 1 to ``maximumUsernameLength``
+    /// characters, none of them a control character (a newline would add a line to git's answer).
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` saying what is wrong.
+    public static func validate(username: String) throws {
+        guard !username.isEmpty, username.count <= maximumUsernameLength,
+            !username.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw DeviceLoginError(
+                .configuration,
+                "invalid user name: it must be 1 to \(maximumUsernameLength) characters without control characters"
+            )
+        }
     }
 
     /// Checks that `name` can name a profile (and so a file).
@@ -154,6 +207,7 @@ extension Profile: Codable {
         case clientAuthentication = "client_authentication"
         case clientSecret = "client_secret"
         case allowInsecureHTTP = "allow_insecure_http"
+        case bindings, username
     }
 
     /// Reads a profile, validating its name.
@@ -170,7 +224,9 @@ extension Profile: Codable {
                 ClientAuthentication.Method.self, forKey: .clientAuthentication
             ) ?? .none,
             clientSecret: try container.decodeIfPresent(String.self, forKey: .clientSecret),
-            allowInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowInsecureHTTP) ?? false
+            allowInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowInsecureHTTP) ?? false,
+            bindings: try container.decodeIfPresent([URLBinding].self, forKey: .bindings) ?? [],
+            username: try container.decodeIfPresent(String.self, forKey: .username)
         )
     }
 
@@ -186,6 +242,8 @@ extension Profile: Codable {
         try container.encode(clientAuthentication, forKey: .clientAuthentication)
         try container.encodeIfPresent(clientSecret, forKey: .clientSecret)
         if allowInsecureHTTP { try container.encode(allowInsecureHTTP, forKey: .allowInsecureHTTP) }
+        if !bindings.isEmpty { try container.encode(bindings, forKey: .bindings) }
+        try container.encodeIfPresent(username, forKey: .username)
     }
 }
 
