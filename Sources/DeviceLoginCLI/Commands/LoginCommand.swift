@@ -43,9 +43,14 @@ enum LoginCommand {
         var savedTo: String?
         if settings.store {
             let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+            // A profile signed in again keeps its bindings and user name unless new ones are given. A saved
+            // profile that cannot be read is replaced, as before: the sign-in the person just approved wins.
+            let saved = try? await store.load(profile: settings.profile)?.profile
             let profile = try Profile(
                 name: settings.profile, issuer: settings.issuer, endpoints: result.endpoints,
-                client: settings.client, storingSecret: settings.storeSecret
+                client: settings.client, storingSecret: settings.storeSecret,
+                bindings: settings.bindings.isEmpty ? saved?.bindings ?? [] : settings.bindings,
+                username: settings.username ?? saved?.username
             )
             let state = TokenState(
                 profile: profile, client: settings.client, store: store, transport: transport,

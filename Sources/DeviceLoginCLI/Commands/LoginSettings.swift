@@ -22,6 +22,12 @@ struct LoginSettings: Sendable, Equatable {
     var store = true
     var storeSecret = false
     var profile = Profile.defaultName
+    /// The URL prefixes the profile serves (`--for`); empty keeps those a saved profile has.
+    var bindings: [URLBinding] = []
+    /// The user name the credential helpers give (`--username`); nil keeps the saved one, else the default.
+    var username: String? = nil
+    /// How long to wait for the person before giving up (`--timeout`); nil waits until the code expires.
+    var timeout: Duration? = nil
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
 
@@ -51,6 +57,14 @@ struct LoginSettings: Sendable, Equatable {
             .value("profile", "NAME", "The profile to save the sign-in as (default: default)."),
             .flag("no-store", "Do not save the tokens."),
             .flag("store-secret", "Save the client secret in the profile too (it is not saved otherwise)."),
+            .list(
+                "for", "URL",
+                "A URL prefix the profile serves (a git host, a registry); may be repeated. The credential helpers"
+                    + " pick the profile whose --for matches a URL best."),
+            .value(
+                "username", "NAME",
+                "The user name git-credential and docker-credential give with the token (default: oauth2)."),
+            .value("timeout", "DURATION", "Give up when the sign-in is not approved within this (90s, 15m, 2h)."),
         ]
 
     /// Reads the settings.
@@ -104,6 +118,26 @@ struct LoginSettings: Sendable, Equatable {
         let scopeWords = options.list("scope").flatMap { $0.split(separator: " ").map(String.init) }
         let qr = try qrMode(options, command: command)
         let profile = options.value("profile") ?? "default"
+        let forList = options.list("for")
+        guard forList.count <= Profile.maximumBindings else {
+            throw UsageError("at most \(Profile.maximumBindings) --for options are accepted", command: command)
+        }
+        let bindings = try forList.map { text in
+            do {
+                return try URLBinding(text)
+            } catch let error as DeviceLoginError {
+                throw UsageError("--for: " + error.message, command: command)
+            }
+        }
+        let username = options.value("username")
+        if let username {
+            do {
+                try Profile.validate(username: username)
+            } catch let error as DeviceLoginError {
+                throw UsageError("--username: " + error.message, command: command)
+            }
+        }
+        let timeout = try DurationOption.read(options, "timeout", range: 1...86_400, command: command)
         // Last, once every other option is known to be good: this may read a file or standard input.
         let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
         let authentication: ClientAuthentication
@@ -125,7 +159,7 @@ struct LoginSettings: Sendable, Equatable {
             revocationEndpoint: try url("revocation-endpoint"), userinfoEndpoint: try url("userinfo-endpoint"),
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
-            warnings: secret?.warnings ?? []
+            bindings: bindings, username: username, timeout: timeout, warnings: secret?.warnings ?? []
         )
     }
 

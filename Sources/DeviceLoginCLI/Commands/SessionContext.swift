@@ -21,30 +21,55 @@ struct SessionContext: Sendable {
     let state: TokenState
 
     /// Opens the profile named by `--profile` (default `default`) for `command`.
-    /// - Throws: ``DeviceLoginError`` with ``DeviceLoginError/Code/noSession`` when the profile was never saved;
+    /// - Throws: ``SignInNeeded`` when the profile was never saved;
     ///   storage errors as the store gives them; a client secret's errors (``ClientSecretOption``).
     static func open(_ options: ParsedOptions, command: String, context: CLIContext) async throws -> SessionContext {
-        let secret = try await ClientSecretOption.read(options, command: command)
-        for warning in secret?.warnings ?? [] { context.stderr.line("device-login: warning: " + warning) }
+        // The secret first: a secret option that cannot work is reported whether or not the profile exists.
+        let secret = try await readSecret(options, command: command, context: context)
         let name = options.value("profile") ?? Profile.defaultName
         try Profile.validate(name: name)
         let store = try FileTokenStore(environment: context.environment, clock: context.clock)
         context.trace("store", try store.filePath(profile: name))
         guard let record = try await store.load(profile: name) else {
-            throw DeviceLoginError(
-                .noSession, "not signed in: there is no profile '\(name)'",
-                hint: "sign in with: device-login login --profile \(name) --issuer URL --client-id ID"
-            )
+            throw SignInNeeded(profile: name, saved: nil)
         }
+        return try open(record, store: store, options: options, secret: secret, context: context)
+    }
+
+    /// Reads the client secret options (``ClientSecretOption``), writing their warnings to stderr.
+    static func readSecret(_ options: ParsedOptions, command: String, context: CLIContext) async throws -> String? {
+        let secret = try await ClientSecretOption.read(options, command: command)
+        for warning in secret?.warnings ?? [] { context.stderr.line("device-login: warning: " + warning) }
+        return secret?.value
+    }
+
+    /// Opens a profile already loaded from `store` with the client secret given (``readSecret(_:command:context:)``):
+    /// makes the transport and the token state.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` when the profile needs a
+    ///   secret that is neither stored nor given.
+    static func open(
+        _ record: ProfileRecord, store: FileTokenStore, options: ParsedOptions, secret: String?, context: CLIContext
+    ) throws -> SessionContext {
         if let tokens = record.tokens {
             context.trace("session", "access token " + StatusCommand.expiryText(tokens.expiresAt, now: context.now()))
         }
-        let client = try record.profile.clientConfiguration(secret: secret?.value)
+        let client = try record.profile.clientConfiguration(secret: secret)
         let transport = context.makeTransport(TransportOptions(caFile: options.value("ca-file")))
         let state = TokenState(
             record: record, client: client, store: store, transport: transport, clock: context.clock,
             now: context.now
         )
         return SessionContext(store: store, record: record, state: state)
+    }
+
+    /// Runs `body`, turning the errors that ask for a new sign-in (the profile has no tokens, the server ended
+    /// the session) into ``SignInNeeded``, which names the `login` command to run.
+    func needingSignIn<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
+        do {
+            return try await body()
+        } catch let error as DeviceLoginError {
+            if let needed = SignInNeeded(error, profile: record.profile) { throw needed }
+            throw error
+        }
     }
 }

@@ -21,9 +21,29 @@ struct SignIn: Sendable {
         var receivedAt: Date
     }
 
-    /// Runs the flow with the live prompt. Cancelling the task (Ctrl-C) stops polling at once and leaves the
-    /// terminal clean.
+    /// Runs the flow with the live prompt, within ``LoginSettings/timeout`` when there is one. Cancelling the task
+    /// (Ctrl-C) stops polling at once and leaves the terminal clean.
+    /// - Throws: The flow's errors; ``DeviceLoginError`` with code ``DeviceLoginError/Code/expired`` (exit 66) when
+    ///   the timeout passed first.
     func run(transport: any HTTPTransport) async throws -> Result {
+        guard let timeout = settings.timeout else { return try await runFlow(transport: transport) }
+        let clock = context.clock
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await runFlow(transport: transport) }
+            group.addTask {
+                try await clock.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else {
+                let waited = TokenOutput.duration(seconds: Int(clamping: timeout.components.seconds))
+                throw DeviceLoginError(.expired, "gave up: the sign-in was not approved within \(waited) (--timeout)")
+            }
+            return result
+        }
+    }
+
+    private func runFlow(transport: any HTTPTransport) async throws -> Result {
         let endpoints = try await settings.resolveEndpoints(transport: transport)
         let flow = DeviceFlow(
             endpoints: endpoints, client: settings.client, transport: transport, clock: context.clock,

@@ -91,7 +91,7 @@ enum StatusCommand {
             var lines: [String] = []
             guard let record else {
                 lines.append("Not signed in: no profile '\(name)'.")
-                lines.append("Sign in with: device-login login --profile \(name) --issuer URL --client-id ID")
+                lines.append("Sign in with: " + CLIHints.loginCommand(profile: name, saved: nil))
                 return lines + otherProfiles
             }
             let profile = record.profile
@@ -112,10 +112,14 @@ enum StatusCommand {
                 }
             } else {
                 lines.append("Not signed in: profile '\(name)' has no tokens (signed out, or the session ended).")
-                lines.append(
-                    "Sign in again with: device-login login --profile \(name)"
-                        + " --issuer \(TerminalText.clean(profile.issuer ?? "URL")) --client-id "
-                        + TerminalText.clean(profile.clientID))
+                let command = CLIHints.loginCommand(profile: name, saved: profile)
+                lines.append("Sign in again with: " + TerminalText.clean(command))
+            }
+            for binding in profile.bindings {
+                lines.append("  serves:         " + TerminalText.clean(binding.description))
+            }
+            if !profile.bindings.isEmpty || profile.username != nil {
+                lines.append("  user name:      " + TerminalText.clean(profile.effectiveUsername))
             }
             lines.append("  stored in:      \(path)")
             return lines + otherProfiles
@@ -137,6 +141,8 @@ enum StatusCommand {
             let profile = record.profile
             object["issuer"] = profile.issuer.map(JSONValue.string) ?? .null
             object["client_id"] = .string(profile.clientID)
+            object["bindings"] = .array(profile.bindings.map { .string($0.description) })
+            object["username"] = .string(profile.effectiveUsername)
             if let tokens = record.tokens {
                 object["scope"] = tokens.scope.map(JSONValue.string) ?? .null
                 object["expires_at"] = tokens.expiresAt.map { .string(TokenOutput.timestamp($0)) } ?? .null

@@ -36,11 +36,11 @@ enum TokenCommand {
             minimumTTL = .seconds(seconds)
         }
         let session = try await SessionContext.open(options, command: "token", context: context)
-        let token: String
-        if let resource = options.value("resource") {
-            token = try await session.state.freshAccessToken(for: resource, minimumTTL: minimumTTL)
-        } else {
-            token = try await session.state.freshAccessToken(minimumTTL: minimumTTL)
+        let token = try await session.needingSignIn {
+            if let resource = options.value("resource") {
+                return try await session.state.freshAccessToken(for: resource, minimumTTL: minimumTTL)
+            }
+            return try await session.state.freshAccessToken(minimumTTL: minimumTTL)
         }
         guard options.flag("json") else {
             try context.stdout.line(token)

@@ -36,9 +36,11 @@ package enum CLIProcess {
         let terminal = TerminalCapabilities.detect(fileDescriptor: 2, environment: environment)
         let context = CLIContext(
             environment: environment,
+            stdin: .fileDescriptor(0),
             stdout: closed.contains(1) ? .failing(EBADF) : .fileDescriptor(1),
             stderr: .fileDescriptor(2),
             terminal: terminal,
+            stdinIsTerminal: isatty(0) == 1,
             makeTransport: { DefaultTransport.make(options: $0) },
             clock: SystemTime.clock,
             now: SystemTime.now
@@ -51,7 +53,7 @@ package enum CLIProcess {
 
         // Signals are handled before the work starts, so none arrives in between with its default action.
         let signals = InterruptHandler(stderr: context.stderr, allowsEscapes: terminal.allowsEscapes)
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = CLI.arguments(program: CommandLine.arguments.first, Array(CommandLine.arguments.dropFirst()))
         let work = Task { await CLI.run(arguments, context: context, commands: commands) }
         signals.cancel(work)
         Task {

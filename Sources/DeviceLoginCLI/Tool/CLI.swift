@@ -12,6 +12,17 @@ package enum CLI {
         [LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec, demo]
     }
 
+    /// The program name under which the binary runs as Docker's credential helper: `docker-credential-` and the
+    /// helper's name, as Docker looks it up from `credsStore`/`credHelpers`.
+    static let dockerHelperProgram = "docker-credential-device-login"
+
+    /// The arguments to run with: those given, after the command that `program` (argv[0]) stands for — a link
+    /// named ``dockerHelperProgram`` runs `docker-credential`.
+    package static func arguments(program: String?, _ arguments: [String]) -> [String] {
+        let name = program.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        return name == dockerHelperProgram ? ["docker-credential"] + arguments : arguments
+    }
+
     /// Runs the tool with `arguments` (without the program name).
     /// - Parameter commands: The command table (default ``commands``).
     /// - Returns: The exit code.
@@ -55,6 +66,9 @@ package enum CLI {
             return try await command.run(options, options.flag("verbose") ? context.tracing() : context)
         } catch let error as UsageError {
             return usageError(error, context: context, commands: commands)
+        } catch let error as SignInNeeded {
+            context.stderr.line(TerminalText.clean(error.line))
+            return .notSignedIn
         } catch let error as DeviceLoginError {
             context.report(error)
             return ExitCode(error)

@@ -12,12 +12,17 @@ import Foundation
 struct CLIContext: Sendable {
     /// The process environment (or a test's).
     var environment: [String: String]
+    /// Standard input, for the commands that read a protocol from it.
+    var stdin: StandardInput = .empty
     /// Standard output: results only (a token, JSON), so pipes get nothing else; a failed write throws.
     var stdout: ResultSink
     /// Standard error: the prompt, progress and errors.
     var stderr: TextSink
     /// What the terminal behind stderr can show.
     var terminal: TerminalCapabilities
+    /// Whether standard input is a terminal: with ``terminal``, whether a person may be there to answer
+    /// (``Interactivity``).
+    var stdinIsTerminal = false
     /// Makes the HTTP transport for the given options.
     var makeTransport: @Sendable (TransportOptions) -> any HTTPTransport
     /// The clock for waits and deadlines.

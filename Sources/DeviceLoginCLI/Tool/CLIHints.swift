@@ -25,6 +25,39 @@ enum CLIHints {
     }
 
     /// The hint for a server certificate that could not be verified, however the failure was wrapped.
+    /// The `device-login login` command that signs profile `name` in again: with the server and client it was
+    /// `saved` with, or with placeholders when there is no such profile.
+    static func loginCommand(profile name: String, saved: Profile?) -> String {
+        var words = ["device-login", "login"]
+        if name != Profile.defaultName { words += ["--profile", name] }
+        guard let saved else { return (words + ["--issuer", "URL", "--client-id", "ID"]).joined(separator: " ") }
+        if let issuer = saved.issuer {
+            words += ["--issuer", issuer]
+        } else {
+            words += [
+                "--device-authorization-endpoint", saved.endpoints.deviceAuthorization.absoluteString,
+                "--token-endpoint", saved.endpoints.token.absoluteString,
+            ]
+        }
+        words += ["--client-id", saved.clientID]
+        if let scopes = saved.scopes, !scopes.isEmpty { words += ["--scope", scopes.joined(separator: " ")] }
+        return words.map(shellQuoted).joined(separator: " ")
+    }
+
+    /// `word` as a POSIX shell reads it back: unchanged when it is plain, else in single quotes.
+    static func shellQuoted(_ word: String) -> String {
+        let plain =
+            !word.isEmpty
+            && word.unicodeScalars.allSatisfy { scalar in
+                switch scalar {
+                case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".", "/", ":", "@", "+", "=", ",", "%": return true
+                default: return false
+                }
+            }
+        guard !plain else { return word }
+        return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
     static let certificateHint = "if a private CA signed the server's certificate, trust it with --ca-file PEM"
 
     /// The `login` option that gives each endpoint by hand.

@@ -160,7 +160,7 @@ struct CLIHintsTests {
         #expect(CLIHints.hint(for: DeviceLoginError(.oauth, "refused")) == nil)
     }
 
-    @Test("on stderr: `token` for a profile without tokens says how to sign in with the CLI")
+    @Test("on stderr: `token` for a profile without tokens names the whole login command, on one line")
     func reported() async throws {
         let home = try BinaryHarness.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
@@ -171,7 +171,7 @@ struct CLIHintsTests {
             environment: ["DEVICE_LOGIN_HOME": home.path])
         #expect(result.code == .notSignedIn)
         #expect(
-            result.stderr == "device-login: not signed in (profile work)\n"
-                + "hint: sign in first: device-login login\n")
+            result.stderr == "device-login: not signed in (profile work); sign in with: device-login login"
+                + " --profile work --issuer \(model.issuer) --client-id \(client.clientID)\n")
     }
 }

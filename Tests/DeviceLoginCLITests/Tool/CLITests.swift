@@ -9,12 +9,13 @@ import Testing
 struct CLIHarness {
     static func run(
         _ arguments: [String], environment: [String: String] = [:],
-        transport: (any HTTPTransport)? = nil, stdout failing: ResultSink? = nil
+        transport: (any HTTPTransport)? = nil, stdout failing: ResultSink? = nil, stdin: StandardInput = .empty
     )
         async -> (code: ExitCode, stdout: String, stderr: String)
     {
         var (context, stdout, stderr) = context(environment: environment, transport: transport)
         if let failing { context.stdout = failing }
+        context.stdin = stdin
         let code = await CLI.run(arguments, context: context)
         return (code, stdout(), stderr())
     }

@@ -1,0 +1,105 @@
+import DeviceLogin
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What every integration helper (`git-credential`, `kubectl-credential`, `docker-credential`, `curl-config`,
+/// `exec`) shares: the profile it answers for, and a fresh access token under the non-interactive contract.
+///
+/// A helper is called by a program, often with no terminal, so it never waits for a person: a missing profile or
+/// an ended session is ``SignInNeeded`` (one line naming the `login` command, exit 77) at once. The token it gives
+/// stays valid for at least ``minimumLifetime`` (refreshed first when it would not, with the same single-flight
+/// refresh as `token`, in-process and across processes).
+struct HelperSession: Sendable {
+    /// Options every helper takes: those of the session commands (`--profile`, the client secret, `--ca-file`).
+    static let options = SessionContext.commonOptions
+
+    /// How long a token a helper gives must stay valid: 60 s, the refresh margin. A shorter one is refreshed
+    /// first, so git or kubectl never receive a token that expires during their request.
+    static let minimumLifetime: Duration = .seconds(60)
+
+    /// The opened profile.
+    let session: SessionContext
+
+    /// The profile's settings.
+    var profile: Profile { session.record.profile }
+
+    /// Opens the profile named by `--profile`.
+    /// - Throws: ``SignInNeeded`` when there is no such profile; the errors of
+    ///   ``SessionContext/open(_:command:context:)``.
+    static func open(_ options: ParsedOptions, command: String, context: CLIContext) async throws -> HelperSession {
+        HelperSession(session: try await SessionContext.open(options, command: command, context: context))
+    }
+
+    /// Opens the profile for `url`: the one named by `--profile` when given (whatever its bindings: the caller's
+    /// configuration chose it), else the profile whose `--for` binding matches `url` best.
+    /// - Returns: The session, or nil when no profile serves `url` (git then asks its next helper).
+    /// - Throws: ``SignInNeeded`` when `--profile` names no profile; ``DeviceLoginError`` with code
+    ///   ``DeviceLoginError/Code/configuration`` when two profiles serve `url` equally well.
+    static func open(
+        _ options: ParsedOptions, serving url: URLBinding, command: String, context: CLIContext
+    ) async throws -> HelperSession? {
+        if options.has("profile") { return try await open(options, command: command, context: context) }
+        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        guard let record = try await boundRecord(for: url, in: store, context: context) else {
+            context.trace("profile", "no profile serves \(url)")
+            return nil
+        }
+        context.trace("profile", "\(record.name) serves \(url)")
+        let secret = try await SessionContext.readSecret(options, command: command, context: context)
+        return HelperSession(
+            session: try SessionContext.open(record, store: store, options: options, secret: secret, context: context))
+    }
+
+    /// Every saved profile with its bindings, sorted by name; a profile file that cannot be read is skipped with a
+    /// warning (a broken profile must not stop git from reaching the others).
+    static func boundProfiles(in store: FileTokenStore, context: CLIContext) async throws -> [ProfileRecord] {
+        var records: [ProfileRecord] = []
+        for name in try await store.profileNames().sorted() {
+            do {
+                if let record = try await store.load(profile: name), !record.profile.bindings.isEmpty {
+                    records.append(record)
+                }
+            } catch {
+                context.stderr.line(
+                    "device-login: warning: profile '\(name)' cannot be read, skipped: "
+                        + String(describing: error))
+            }
+        }
+        return records
+    }
+
+    /// The saved profile whose binding matches `url` best (the longest path); nil when none does.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` when two profiles tie.
+    static func boundRecord(
+        for url: URLBinding, in store: FileTokenStore, context: CLIContext
+    ) async throws -> ProfileRecord? {
+        let matches = try await boundProfiles(in: store, context: context).compactMap { record in
+            record.profile.matchLength(url).map { (record: record, length: $0) }
+        }
+        guard let best = matches.map(\.length).max() else { return nil }
+        let winners = matches.filter { $0.length == best }.map(\.record)
+        guard winners.count == 1, let winner = winners.first else {
+            throw DeviceLoginError(
+                .configuration,
+                "profiles \(winners.map { "'\($0.name)'" }.joined(separator: " and ")) both serve \(url)",
+                hint: "bind one of them to a longer URL prefix (login --for), or give --profile"
+            )
+        }
+        return winner
+    }
+
+    /// An access token valid for at least ``minimumLifetime``, refreshed first when needed, with its expiry.
+    /// - Throws: ``SignInNeeded`` when the profile has no tokens or the server ended the session; the refresh's
+    ///   other errors (network: exit 69).
+    func freshToken() async throws -> (token: String, expiresAt: Date?) {
+        let state = session.state
+        return try await session.needingSignIn {
+            let token = try await state.freshAccessToken(minimumTTL: Self.minimumLifetime)
+            return (token, await state.tokens?.expiresAt)
+        }
+    }
+}
