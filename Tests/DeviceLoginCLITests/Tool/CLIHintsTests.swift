@@ -175,3 +175,42 @@ struct CLIHintsTests {
                 + " --profile work --issuer \(model.issuer) --client-id \(client.clientID)\n")
     }
 }
+
+@Suite("CLIHints.loginCommand: the login command that signs a profile in again")
+struct LoginCommandHintTests {
+    @Test("with the saved server and client, quoted for a shell; placeholders without a profile")
+    func command() throws {
+        let endpoints = ServerEndpoints(
+            deviceAuthorization: URL(string: "https://auth.example.com/device")!,
+            token: URL(string: "https://auth.example.com/token")!)
+        let withEndpoints = try Profile(
+            name: "work", endpoints: endpoints, clientID: "my app's", scopes: ["openid", "offline_access"])
+        #expect(
+            CLIHints.loginCommand(profile: "work", saved: withEndpoints)
+                == "device-login login --profile work --device-authorization-endpoint https://auth.example.com/device"
+                + " --token-endpoint https://auth.example.com/token --client-id 'my app'\\''s'"
+                + " --scope 'openid offline_access'")
+        let withIssuer = try Profile(issuer: "https://auth.example.com", endpoints: endpoints, clientID: "cli")
+        #expect(
+            CLIHints.loginCommand(profile: "default", saved: withIssuer)
+                == "device-login login --issuer https://auth.example.com --client-id cli")
+        #expect(
+            CLIHints.loginCommand(profile: "x", saved: nil)
+                == "device-login login --profile x --issuer URL --client-id ID")
+    }
+}
+
+@Suite("CLI.arguments(program:): the program name Docker calls")
+struct ProgramNameTests {
+    @Test("docker-credential-device-login runs docker-credential; any other name runs as given")
+    func names() {
+        #expect(
+            CLI.arguments(program: "/usr/local/bin/docker-credential-device-login", ["get"]) == [
+                "docker-credential", "get",
+            ])
+        #expect(CLI.arguments(program: "docker-credential-device-login", ["list"]) == ["docker-credential", "list"])
+        #expect(CLI.arguments(program: "/usr/bin/device-login", ["token"]) == ["token"])
+        #expect(CLI.arguments(program: nil, ["token"]) == ["token"])
+        #expect(CLI.arguments(program: "/x/docker-credential-device-login-old", ["get"]) == ["get"])
+    }
+}
