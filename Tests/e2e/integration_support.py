@@ -24,10 +24,17 @@ def cli_environment(home, keep_ci=True, **extra):
     return environment
 
 
+def make_home(home):
+    """Creates `home` as device-login wants its directory: private (0700)."""
+    home.mkdir(parents=True, exist_ok=True)
+    home.chmod(0o700)
+    return home
+
+
 def sign_in(server, home, profile="default", bindings=(), scopes="openid offline_access", extra=()):
     """Runs `device-login login` (stored, `--for` each binding), approves it as a person would, and returns the
     finished run. Fails the test when the sign-in does not succeed."""
-    home.mkdir(parents=True, exist_ok=True)
+    make_home(home)
     arguments = ["login", "--issuer", server.base_url, "--client-id", PUBLIC, "--qr", "never",
                  "--scope", scopes, "--profile", profile]
     for binding in bindings:
