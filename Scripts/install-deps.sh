@@ -13,7 +13,10 @@ if [ "$(uname -s)" = "Darwin" ]; then
     if [ "$want_test" = 1 ]; then command -v zbarimg >/dev/null || brew install zbar; fi
 else
     packages=(pkg-config libcurl4-openssl-dev libqrencode-dev)
-    [ "$want_test" = 1 ] && packages+=(zbar-tools openssl python3-pip)
+    # The integration tests drive the real clients: git (git http-backend), curl, and kubectl (Debian's
+    # kubernetes-client, only when no kubectl is installed).
+    [ "$want_test" = 1 ] && packages+=(zbar-tools openssl python3-pip git curl)
+    [ "$want_test" = 1 ] && ! command -v kubectl >/dev/null && packages+=(kubernetes-client)
     missing=()
     for p in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -28,7 +31,7 @@ else
 fi
 
 if [ "$want_test" = 1 ]; then
-    if ! python3 -c 'import authlib, flask, pytest, requests' 2>/dev/null; then
+    if ! python3 -c 'import authlib, docker, flask, pytest, requests' 2>/dev/null; then
         echo "Installing the end-to-end test server's Python packages (Tests/e2e/requirements.txt)" >&2
         python3 -m pip install -q -r "$here/Tests/e2e/requirements.txt" >&2
     fi
