@@ -62,6 +62,24 @@ struct KubectlCredentialCommandTests {
         #expect(transport.requests.isEmpty)
     }
 
+    @Test("--verbose traces the request and the refresh on stderr, never a token")
+    func verbose() async throws {
+        let fixture = try ProfileFixture()
+        defer { fixture.remove() }
+        try await fixture.save(Self.validTokens(expiresAt: Date().addingTimeInterval(-10)), name: "work")
+        let transport = StubTransport { _ in
+            StubTransport.json(#"{"access_token":"at-kube-2","token_type":"Bearer","expires_in":3600}"#)
+        }
+        var environment = fixture.environment
+        environment["KUBERNETES_EXEC_INFO"] = Self.execInfo(interactive: false)
+        let result = try await run(["--profile", "work", "--verbose"], environment: environment, transport: transport)
+        #expect(result.code == .success, "\(result.stderr)")
+        #expect(result.stdout.contains(#""token":"at-kube-2""#))
+        #expect(result.stderr.contains("device-login: kubectl: apiVersion \(Self.v1), interactive: false"))
+        #expect(result.stderr.contains("device-login: http: "))
+        for secret in ["at-kube-1", "rt-kube-1", "at-kube-2"] { #expect(!result.stderr.contains(secret)) }
+    }
+
     /// The ways a caller says nobody is there to approve a code.
     private static let nobodyThere: [(name: String, execInfo: String?, person: Bool, environment: [String: String])] =
         [
@@ -171,6 +189,12 @@ struct KubectlCredentialCommandTests {
             person: true, clock: clock)
         #expect(result.code == .success, "\(result.stderr)")
         try expectAnswer(result.stdout, server: server)
+        let record = try #require(try await FileTokenStore(directory: fixture.home.path).load(profile: "work"))
+        let tokens = try #require(record.tokens)
+        for secret in [tokens.accessToken, tokens.refreshToken, tokens.idToken].compactMap({ $0 }) {
+            #expect(!result.stderr.contains(secret), "no token on stderr")
+        }
+        #expect(result.stdout.contains(tokens.accessToken), "the saved token is the one answered")
         #expect(result.stderr.contains("signing in again for kubectl"))
         let userCode = try #require(server.lastAuthorization?.userCode)
         #expect(result.stderr.contains(userCode), "the prompt shows the code")
@@ -179,8 +203,6 @@ struct KubectlCredentialCommandTests {
         let endpoints = server.requests.map(\.endpoint)
         #expect(endpoints.contains(.deviceAuthorization))
         #expect(!endpoints.contains(.openIDConfiguration) && !endpoints.contains(.authorizationServerMetadata))
-        let record = try #require(try await FileTokenStore(directory: fixture.home.path).load(profile: "work"))
-        #expect(record.tokens?.accessToken != nil)
         #expect(record.profile.bindings == [try URLBinding("https://k8s.example.test")], "the bindings are kept")
         #expect(record.profile.username == "ada")
         #expect(record.profile.scopes == ["openid", "offline_access"])
