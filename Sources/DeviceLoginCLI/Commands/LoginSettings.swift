@@ -30,6 +30,9 @@ struct LoginSettings: Sendable, Equatable {
     var timeout: Duration? = nil
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
+    /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
+    /// are, without discovery; nil for `login`, which discovers or takes the endpoint options.
+    var savedEndpoints: ServerEndpoints? = nil
 
     /// The option table of `login` (also used by `demo` for the options that make sense there).
     static let options: [OptionSpec] =
@@ -217,10 +220,13 @@ struct LoginSettings: Sendable, Equatable {
         return qr
     }
 
-    /// The endpoints: discovered from the issuer (with any given by hand taking precedence), or all by hand.
+    /// The endpoints: a saved profile's, discovered from the issuer (with any given by hand taking precedence), or
+    /// all by hand.
     func resolveEndpoints(transport: any HTTPTransport) async throws -> ServerEndpoints {
         var endpoints: ServerEndpoints
-        if let issuer {
+        if let savedEndpoints {
+            endpoints = savedEndpoints
+        } else if let issuer {
             let metadata = try await Discovery(transport: transport, allowInsecureHTTP: client.allowInsecureHTTP)
                 .metadata(issuer: issuer)
             endpoints = try ServerEndpoints(

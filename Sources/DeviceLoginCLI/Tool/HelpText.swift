@@ -14,7 +14,10 @@ enum HelpText {
         ]
         let width = (commands.map(\.name.count).max() ?? 0) + 2
         for command in commands {
-            lines.append("  " + command.name.padding(to: width) + command.summary)
+            // Wrapped, since a long command name (kubectl-credential) leaves less room beside it.
+            let wrapped = wrap(command.summary, width: lineWidth - 2 - width)
+            lines.append("  " + command.name.padding(to: width) + (wrapped.first ?? ""))
+            lines += wrapped.dropFirst().map { String(repeating: " ", count: 2 + width) + $0 }
         }
         lines += [
             "",
