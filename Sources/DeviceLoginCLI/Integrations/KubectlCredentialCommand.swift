@@ -19,7 +19,12 @@ enum KubectlCredentialCommand {
     static let spec = CommandSpec(
         name: name,
         summary: "kubectl's exec credential plugin: an ExecCredential with a fresh access token.",
-        options: HelperSession.options,
+        options: HelperSession.options + [
+            .flag(
+                "id-token",
+                "Answer with the ID token instead of the access token, for clusters that use Kubernetes' OpenID"
+                    + " Connect authenticator (as kubelogin does).")
+        ],
         discussion: """
             kubectl runs it for every command (set it up in the kubeconfig, below). It reads the request in
             KUBERNETES_EXEC_INFO and prints only an ExecCredential of the apiVersion asked for (v1 or v1beta1;
@@ -64,7 +69,7 @@ enum KubectlCredentialCommand {
     ) async throws -> (token: String, expiresAt: Date?) {
         let helper = try await HelperSession.open(options, command: name, context: context)
         do {
-            return try await helper.freshToken()
+            return try await token(from: helper, options: options, context: context)
         } catch let needed as SignInNeeded {
             guard request.allowsSignIn(personCanAnswer: Interactivity.personCanAnswer(context)) else { throw needed }
             return try await signInAgain(helper, because: needed, options: options, context: context)
@@ -91,6 +96,14 @@ enum KubectlCredentialCommand {
         }
         let session = try SessionContext.open(
             record, store: store, options: options, secret: client.authentication.secret, context: context)
-        return try await HelperSession(session: session).freshToken()
+        return try await token(from: HelperSession(session: session), options: options, context: context)
+    }
+
+    /// The token kubectl gets: the access token, or with `--id-token` the ID token.
+    private static func token(
+        from helper: HelperSession, options: ParsedOptions, context: CLIContext
+    ) async throws -> (token: String, expiresAt: Date?) {
+        guard options.flag("id-token") else { return try await helper.freshToken() }
+        return try await helper.freshIDToken(now: context.now)
     }
 }
