@@ -9,7 +9,10 @@ package enum CLI {
     /// The commands with the given `demo`: ``DemoCommand/handOver`` in `device-login`, one that runs the server
     /// (``DemoCommand/serving(_:)``) in `device-login-demo`.
     package static func commandTable(demo: CommandSpec) -> [CommandSpec] {
-        [LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec, demo]
+        [
+            LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec,
+            GitCredentialCommand.spec, DockerCredentialCommand.spec, demo,
+        ]
     }
 
     /// The program name under which the binary runs as Docker's credential helper: `docker-credential-` and the
