@@ -27,7 +27,7 @@ def cli_environment(home, keep_ci=True, **extra):
 def sign_in(server, home, profile="default", bindings=(), scopes="openid offline_access", extra=()):
     """Runs `device-login login` (stored, `--for` each binding), approves it as a person would, and returns the
     finished run. Fails the test when the sign-in does not succeed."""
-    home.mkdir(parents=True, exist_ok=True)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)  # device-login refuses a home others can read
     arguments = ["login", "--issuer", server.base_url, "--client-id", PUBLIC, "--qr", "never",
                  "--scope", scopes, "--profile", profile]
     for binding in bindings:
