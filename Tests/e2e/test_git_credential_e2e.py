@@ -135,6 +135,21 @@ def test_a_host_no_profile_serves_falls_through(server, home, git, git_server, t
     assert clone.seconds < 20
 
 
+def test_the_documented_reset_keeps_another_helper_out(server, home, git, git_server, tmp_path):
+    # A user with `credential.helper store` holding an old password for the host: the empty helper line of
+    # docs/integrations.md resets the list for that host, so git neither uses the old password nor stores the token.
+    sign_in(server, home, bindings=[git_server.url])
+    credentials = git.home / ".git-credentials"
+    old = git_server.url.replace("http://", "http://oauth2:an-old-password@") + "\n"
+    credentials.write_text(old)
+    git("config", "--global", "credential.helper", "store")
+    git("config", "--global", "--add", f"credential.{git_server.url}.helper", "")
+    git("config", "--global", "--add", f"credential.{git_server.url}.helper", "!device-login git-credential")
+    git("clone", "-q", f"{git_server.url}/repo.git", str(tmp_path / "work"))
+    assert "an-old-password" not in [r.password for r in git_server.requests]
+    assert credentials.read_text() == old
+
+
 def test_erase_marks_the_refused_token_and_the_next_fetch_refreshes(server, home, git, git_server, tmp_path):
     sign_in(server, home, bindings=[git_server.url])
     git.use_helper(git_server.url)
