@@ -6,7 +6,6 @@ signed in at the Authlib server.
 import json
 import os
 import subprocess
-import time
 
 import pytest
 from docker.credentials import Store
@@ -101,11 +100,9 @@ def test_a_needed_sign_in_is_an_error_not_credentials_not_found(server, home, st
     record = json.loads(path.read_text())
     record["tokens"].update(expires_at=0, refresh_token="revoked-refresh-token")
     path.write_text(json.dumps(record))
-    started = time.monotonic()
     with pytest.raises(StoreError) as failed:
         store.get(REGISTRY)
     assert not isinstance(failed.value, CredentialsNotFound)
-    assert time.monotonic() - started < 10
 
 
 @pytest.mark.parametrize("operation, data", [

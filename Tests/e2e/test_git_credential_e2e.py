@@ -15,7 +15,7 @@ from git_http_server import GitHTTPServer
 from integration_support import cli_environment, run_cli, sign_in, token_is_accepted
 from test_device_login_e2e import binary_path
 
-GIT_TIMEOUT = 60  # seconds for one git command
+GIT_TIMEOUT = 60  # seconds for one git command: a helper or git waiting for a person fails the test
 
 
 @pytest.fixture(autouse=True)
@@ -45,10 +45,8 @@ class Git:
 
     def __call__(self, *arguments, cwd=None, check=True, **extra):
         environment = dict(self.environment, **extra)
-        started = time.monotonic()
         result = subprocess.run(["git", *arguments], cwd=cwd, env=environment, capture_output=True, text=True,
                                 timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
-        result.seconds = time.monotonic() - started
         if check:
             assert result.returncode == 0, f"git {' '.join(arguments)} failed:\n{result.stderr}"
         return result
@@ -132,7 +130,6 @@ def test_a_host_no_profile_serves_falls_through(server, home, git, git_server, t
     assert "terminal prompts disabled" in clone.stderr
     assert "device-login:" not in clone.stderr
     assert all(r.password is None for r in git_server.requests)
-    assert clone.seconds < 20
 
 
 def test_the_documented_reset_keeps_another_helper_out(server, home, git, git_server, tmp_path):
@@ -201,7 +198,6 @@ def test_a_needed_sign_in_fails_at_once_with_the_login_command_and_no_prompt(
     assert "told us to quit" in clone.stderr  # quit=1: no other helper, no prompt
     assert "Username for" not in clone.stderr
     assert all(r.password is None for r in git_server.requests)
-    assert clone.seconds < 20
 
 
 def test_a_path_binding_needs_use_http_path(server, home, git, git_server, tmp_path):
