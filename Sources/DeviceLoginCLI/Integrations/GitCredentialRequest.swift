@@ -133,6 +133,10 @@ struct GitCredentialRequest: Sendable, Equatable {
         guard let scheme = protocolName, scheme == "https" || scheme == "http", let host, !host.isEmpty else {
             return nil
         }
+        // git sends the host alone; one with a path, query or fragment in it would match another binding.
+        guard !host.contains(where: { "/?#".contains($0) }) else {
+            throw CredentialInputError.invalidServerURL("the host git sent is not a host name with an optional port")
+        }
         do {
             return try URLBinding(scheme: scheme, host: host, path: path)
         } catch let error as DeviceLoginError {
