@@ -4,6 +4,7 @@
 #   jwt            compact JWTs, ID-token claims and their checks, RFC 6750 Bearer challenges
 #   sanitizer      the terminal sanitiser and SafeURI, with their promises checked on every input
 #   http-request   the testing kit's HTTP/1.1 request parser, fed in chunks
+#   git-credential git's credential-helper protocol as git-credential reads and writes it
 # Each target starts from its checked-in seed corpus (Tests/Fuzz/Corpus/NAME) in a working copy under .build/fuzz,
 # runs for SECONDS (default 60), and prints its executions and corpus size. A crash, a failed check or a sanitizer
 # report fails the script and leaves the input in .build/fuzz/artifacts/NAME/.
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 [[ "$seconds" =~ ^[0-9]+$ ]] && ((seconds > 0 && seconds <= 86400)) || { echo "fuzz.sh: SECONDS must be 1-86400" >&2; exit 64; }
 shift || true
-all=(server-reply jwt sanitizer http-request)
+all=(server-reply jwt sanitizer http-request git-credential)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -25,6 +26,7 @@ source_of() {
         jwt) echo Tests/Fuzz/JWTFuzzer.swift ;;
         sanitizer) echo Tests/Fuzz/SanitizerFuzzer.swift ;;
         http-request) echo Tests/Fuzz/HTTPRequestParserFuzzer.swift ;;
+        git-credential) echo Tests/Fuzz/GitCredentialFuzzer.swift ;;
         *) echo "fuzz.sh: unknown target $1 (targets: ${all[*]})" >&2; exit 64 ;;
     esac
 }
@@ -32,13 +34,14 @@ source_of() {
 build=.build/fuzz
 flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 echo "== building the libraries with -sanitize=fuzzer,address" >&2
-for target in DeviceLoginTerminal DeviceLoginTesting; do
+for target in DeviceLoginTerminal DeviceLoginTesting DeviceLoginCLI; do
     swift build --build-path "$build" "${flags[@]}" --target "$target" >"$build.log" 2>&1 \
         || { tail -30 "$build.log" >&2; echo "fuzz.sh: building $target failed" >&2; exit 1; }
 done
 modules="$build/debug/Modules"
 objects=("$build"/debug/DeviceLogin.build/*.o "$build"/debug/CProcessHardening.build/*.o
-    "$build"/debug/DeviceLoginTerminal.build/*.o "$build"/debug/DeviceLoginTesting.build/*.o)
+    "$build"/debug/DeviceLoginTerminal.build/*.o "$build"/debug/DeviceLoginTesting.build/*.o
+    "$build"/debug/DeviceLoginCLI.build/*.o)
 libs=$(pkg-config --libs libcurl libqrencode)
 
 failed=0

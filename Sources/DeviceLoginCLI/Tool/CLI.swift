@@ -11,7 +11,7 @@ package enum CLI {
     package static func commandTable(demo: CommandSpec) -> [CommandSpec] {
         [
             LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec,
-            KubectlCredentialCommand.spec, demo,
+            GitCredentialCommand.spec, KubectlCredentialCommand.spec, DockerCredentialCommand.spec, demo,
         ]
     }
 

@@ -14,7 +14,7 @@ enum HelpText {
         ]
         let width = (commands.map(\.name.count).max() ?? 0) + 2
         for command in commands {
-            // Wrapped, since a long command name (kubectl-credential) leaves less room beside it.
+            // A summary longer than the line goes on below, under its first line.
             let wrapped = wrap(command.summary, width: lineWidth - 2 - width)
             lines.append("  " + command.name.padding(to: width) + (wrapped.first ?? ""))
             lines += wrapped.dropFirst().map { String(repeating: " ", count: 2 + width) + $0 }

@@ -1,0 +1,133 @@
+import DeviceLogin
+
+/// `device-login docker-credential get|store|erase|list`, also run as `docker-credential-device-login` (a link to
+/// the binary; ``CLI/arguments(program:_:)``): Docker's credential helper (``DockerCredentialProtocol``).
+///
+/// - `get`: for the profile that serves the server URL, `{"ServerURL","Username","Secret"}` with a fresh access
+///   token; for a URL no profile serves, the protocol's "credentials not found" answer (stdout, exit 1), so Docker
+///   goes on without credentials.
+/// - `list`: `{URL: user name}` for every binding of every profile (of the `--profile` one when given).
+/// - `store`: `docker login` hands over what it was typed; the tokens are ours, so it is accepted (and dropped)
+///   for a URL a profile serves, and refused for any other, rather than lost without a word.
+/// - `erase` (`docker logout`): signs nothing out, since other tools share the sign-in; says so on stderr.
+enum DockerCredentialCommand {
+    static let name = "docker-credential"
+
+    static let spec = CommandSpec(
+        name: name,
+        summary: "Docker's credential helper: a fresh access token as the secret.",
+        positionalSynopsis: "get|store|erase|list",
+        maximumPositionals: 1,
+        options: HelperSession.options,
+        discussion: """
+            Set up: link the binary as docker-credential-device-login on PATH, and name it in
+            ~/.docker/config.json: {"credHelpers": {"registry.example.com": "device-login"}}
+              ln -s "$(command -v device-login)" ~/.local/bin/docker-credential-device-login
+            get reads a server URL on stdin and answers {"ServerURL","Username","Secret"} with an access token
+            valid for at least 60 s, for the profile bound to it (login --for URL); for a URL no profile serves
+            it prints "credentials not found in native keychain" and exits 1. list answers {URL: user name}
+            for every binding. store accepts credentials only for a URL a profile serves, and keeps nothing;
+            erase (docker logout) signs nothing out. It never signs in: exit 77 when the profile needs a
+            sign-in. Input that is not Docker's: exit 64, nothing on stdout.
+            """,
+        run: run
+    )
+
+    @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
+        guard let operation = options.positionals.first else {
+            throw UsageError("give the operation: get, store, erase or list", command: name)
+        }
+        do {
+            switch operation {
+            case "get": return try await get(options, context)
+            case "list": return try await list(options, context)
+            case "store": return try await store(options, context)
+            case "erase": return try await erase(options, context)
+            default: throw UsageError("unknown operation '\(operation)': give get, store, erase or list", command: name)
+            }
+        } catch let error as CredentialInputError {
+            context.report("\(name) \(operation): " + error.message)
+            return .usage
+        }
+    }
+
+    /// Reads the server URL of `get` or `erase`.
+    private static func readServerURL(_ context: CLIContext) async throws -> (text: String, binding: URLBinding) {
+        let bytes = try await DockerCredentialProtocol.readAll(
+            context.stdin, limit: DockerCredentialProtocol.maximumURLLength, what: "the server URL")
+        let text = try DockerCredentialProtocol.serverURL(parsing: bytes)
+        return (text, try DockerCredentialProtocol.binding(text))
+    }
+
+    private static func get(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
+        let url = try await readServerURL(context)
+        guard let helper = try await HelperSession.open(options, serving: url.binding, command: name, context: context)
+        else {
+            try context.stdout.line(DockerCredentialProtocol.notFound)
+            return .failure
+        }
+        let (token, _) = try await helper.freshToken()
+        try context.stdout.write(
+            try DockerCredentialProtocol.credentials(
+                serverURL: url.text, username: helper.profile.effectiveUsername, secret: token))
+        return .success
+    }
+
+    private static func list(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
+        // Docker writes "unused" on stdin: it is not read.
+        let records: [ProfileRecord]
+        if options.has("profile") {
+            records = [try await HelperSession.open(options, command: name, context: context).session.record]
+        } else {
+            let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+            records = try await HelperSession.boundProfiles(in: store, context: context)
+        }
+        var entries: [(url: String, username: String)] = []
+        var owners: [String: String] = [:]
+        for record in records {
+            for binding in record.profile.bindings {
+                let url = binding.description
+                if let owner = owners[url] {
+                    if owner != record.name {
+                        context.stderr.line(
+                            "device-login: warning: profiles '\(owner)' and '\(record.name)' both serve \(url); "
+                                + "listed for '\(owner)'")
+                    }
+                    continue
+                }
+                owners[url] = record.name
+                entries.append((url, record.profile.effectiveUsername))
+            }
+        }
+        try context.stdout.write(try DockerCredentialProtocol.list(entries))
+        return .success
+    }
+
+    private static func store(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
+        let bytes = try await DockerCredentialProtocol.readAll(
+            context.stdin, limit: DockerCredentialProtocol.maximumCredentialsLength, what: "the credentials")
+        let credentials = try DockerCredentialProtocol.credentials(parsing: bytes)
+        let binding = try DockerCredentialProtocol.binding(credentials.serverURL)
+        guard let helper = try await HelperSession.open(options, serving: binding, command: name, context: context)
+        else {
+            context.report(
+                "\(name) store: no profile serves \(binding), and device-login keeps no credentials of its own",
+                hint: "name device-login only for the registries it serves (credHelpers in ~/.docker/config.json), "
+                    + "or bind a profile: device-login login --for \(binding)")
+            return .configuration
+        }
+        context.trace("docker", "store for \(binding): profile '\(helper.profile.name)' serves it; nothing kept")
+        return .success
+    }
+
+    private static func erase(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
+        let url = try await readServerURL(context)
+        guard let helper = try await HelperSession.open(options, serving: url.binding, command: name, context: context)
+        else { return .success }
+        let profile = helper.profile.name
+        context.stderr.line(
+            "device-login: docker logout does not sign out of profile '\(profile)' (other tools share it); "
+                + "to sign out: device-login logout --profile \(profile)")
+        return .success
+    }
+}
