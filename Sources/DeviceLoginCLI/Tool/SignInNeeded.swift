@@ -28,6 +28,9 @@ struct SignInNeeded: Error, Sendable {
     /// ``DeviceLoginError/Code/sessionEnded``); nil for any other error.
     init?(_ error: DeviceLoginError, profile: Profile) {
         guard error.code == .noSession || error.code == .sessionEnded else { return nil }
-        self.init(profile: profile.name, saved: profile, message: error.message)
+        // The library's messages end by telling the reader to sign in again; the line says how, once.
+        var message = Substring(error.message)
+        if message.hasSuffix("; sign in again") { message = message.dropLast("; sign in again".count) }
+        self.init(profile: profile.name, saved: profile, message: String(message))
     }
 }

@@ -200,6 +200,23 @@ struct LoginCommandHintTests {
     }
 }
 
+@Suite("SignInNeeded: the one line")
+struct SignInNeededTests {
+    @Test("an ended session: the server's reason once, then the login command; other errors are not sign-ins")
+    func endedSession() throws {
+        let endpoints = ServerEndpoints(
+            deviceAuthorization: URL(string: "https://auth.example.com/device")!,
+            token: URL(string: "https://auth.example.com/token")!)
+        let profile = try Profile(name: "w", issuer: "https://auth.example.com", endpoints: endpoints, clientID: "c")
+        let ended = DeviceLoginError(.sessionEnded, "the server ended the session (invalid_grant); sign in again")
+        #expect(
+            SignInNeeded(ended, profile: profile)?.line
+                == "device-login: the server ended the session (invalid_grant); sign in with: device-login login"
+                + " --profile w --issuer https://auth.example.com --client-id c")
+        #expect(SignInNeeded(DeviceLoginError(.transport, "down"), profile: profile) == nil)
+    }
+}
+
 @Suite("CLI.arguments(program:): the program name Docker calls")
 struct ProgramNameTests {
     @Test("docker-credential-device-login runs docker-credential; any other name runs as given")
