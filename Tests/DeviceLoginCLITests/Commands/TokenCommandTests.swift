@@ -270,7 +270,14 @@ struct TokenCommandTests {
             let result = try await BinaryHarness.run(["token"], environment: ["DEVICE_LOGIN_HOME": home.path])
             #expect(result.status == 77)
             #expect(result.stdout.isEmpty)
-            #expect(result.stderr.contains("sign in again"))
+            // One line: the server's reason, then the login command with the profile's own server and client.
+            #expect(
+                result.stderr.hasPrefix("device-login: the server ended the session (invalid_grant: "),
+                "\(result.stderr)")
+            #expect(
+                result.stderr.hasSuffix(
+                    "; sign in with: device-login login --issuer \(model.issuer) --client-id test-client\n"))
+            #expect(result.stderr.filter { $0 == "\n" }.count == 1)
             let record = try await FileTokenStore(directory: home.path).load(profile: "default")
             #expect(record?.tokens == nil)
         }
