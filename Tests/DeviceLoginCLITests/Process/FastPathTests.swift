@@ -64,4 +64,14 @@ struct FastPathTests {
         return path
     }
     #endif
+
+    @Test func theEnvironmentIsReadAsGetenvReadsIt() throws {
+        let environment = CLIProcess.processEnvironment()
+
+        #expect(!environment.isEmpty)
+        for (name, value) in environment {
+            #expect(getenv(name).map { String(cString: $0) } == value, "\(name)")
+        }
+        #expect(environment["PATH"] == ProcessInfo.processInfo.environment["PATH"])
+    }
 }
