@@ -13,12 +13,12 @@ let package = Package(
         .executable(name: "device-login-bench", targets: ["DeviceLoginBenchmark"]),
     ],
     targets: [
-        // System libraries: a module map and a header of inline shims each.
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
-        ),
+        // libcurl, loaded with dlopen on the first request (so `token` and the credential helpers never load it):
+        // a table of function pointers and typed wrappers, compiled against libcurl's headers (Debian:
+        // libcurl4-openssl-dev, on the default include path; macOS: the SDK's) and linked to nothing. At run
+        // time it needs libcurl.so.4 (Debian: libcurl4); without it a request fails with a TransportError.
+        .target(name: "CCurl"),
+        // System libraries: a module map and a header of inline shims.
         .systemLibrary(
             name: "CQRencode",
             pkgConfig: "libqrencode",

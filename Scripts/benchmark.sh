@@ -2,11 +2,16 @@
 # Measures the device-login CLI in release mode and prints the figures side by side with their goals:
 #   1. start-up time and peak RSS of `device-login --help` and of `device-login token` with a stored, valid token
 #      (the fast path; goal: within 2x of --help);
-#   2. CPU time and peak RSS of a whole `device-login login` that waits 60 s for approval against the demo server
+#   2. the fast paths that programs call on every run — `token` and the integration helpers (git-credential,
+#      kubectl-credential, docker-credential, curl-config, exec) with a valid stored token — each against `cat` of the
+#      same profile file, pair by pair, with the static stripped binary (goals: at most 3x cat's wall time, peak RSS
+#      at most 10 MB); a helper not in this build is shown as n/a;
+#   3. CPU time and peak RSS of a whole `device-login login` that waits 60 s for approval against the demo server
 #      running in another process (goal: under 20 ms of CPU);
-#   3. the size of the release binary built with --static-swift-stdlib, stripped (goal: at most 20 MB), and its
-#      dynamic dependencies;
-#   4. 16 `device-login token` processes started at once on a profile whose access token has expired: wall time,
+#   4. the size of the release binary built with --static-swift-stdlib, stripped (goal: at most 20 MB), its dynamic
+#      dependencies (libcurl must not be one: it is loaded on the first request) and whether full Foundation is in it
+#      (it must not be: FoundationEssentials only);
+#   5. 16 `device-login token` processes started at once on a profile whose access token has expired: wall time,
 #      distinct tokens printed (goal: 1) and refresh requests that reached the server (goal: 1).
 #
 # Goals missed are reported as FAIL; the script exits non-zero only when something could not be run.
@@ -14,6 +19,7 @@
 # -y time) for peak RSS; perf (when it works) for a CPU figure finer than /usr/bin/time's 10 ms.
 #
 # Usage: Scripts/benchmark.sh [--runs N] [--skip-login] [--skip-static]
+#   --skip-static measures section 2 with the release build (dynamic Swift runtime) instead, and skips section 4.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +31,7 @@ while (($#)); do
         --runs) runs="${2:?--runs needs a number}"; shift 2 ;;
         --skip-login) skip_login=true; shift ;;
         --skip-static) skip_static=true; shift ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "benchmark.sh: unknown option $1" >&2; exit 64 ;;
     esac
 done
@@ -77,6 +83,24 @@ cli="$bin_dir/device-login"
 [[ -x "$cli" ]] || die "no binary at $cli"
 [[ -x "$bin_dir/device-login-demo" ]] || die "no binary at $bin_dir/device-login-demo"
 
+# The binary users install: the Swift runtime linked in statically, stripped (a separate scratch path; the first
+# build takes a while). Sections 2 and 4 measure it.
+static_bin=""
+if ! $skip_static; then
+    static_build=(swift build -c release --static-swift-stdlib --product device-login --scratch-path .build/static)
+    say "== building the static-stdlib binary"
+    show "${static_build[*]}"
+    timeout 3600 "${static_build[@]}" >"$work/static.log" 2>&1 \
+        || { tail -30 "$work/static.log" >&2; die "the static-stdlib build failed"; }
+    static_dir="$(swift build -c release --static-swift-stdlib --scratch-path .build/static --show-bin-path)" \
+        || die "cannot find the static build's bin path"
+    static_bin="$static_dir/device-login"
+    [[ -x "$static_bin" ]] || die "no binary at $static_bin"
+    cp "$static_bin" "$work/device-login.stripped"
+    show "strip $work/device-login.stripped"
+    strip "$work/device-login.stripped" || die "strip failed"
+fi
+
 # --- Helpers ------------------------------------------------------------------------------------------------------
 
 # mean_ms NAME COMMAND...: prints the mean wall time of COMMAND in milliseconds over $runs runs (3 warm-up runs).
@@ -106,6 +130,17 @@ peak_rss_mb() {
     local i
     for i in 1 2 3 4 5; do
         timeout 30 "$time_bin" -f %M -o "$work/rss" "$@" >/dev/null 2>&1 || die "failed: $*"
+        tail -1 "$work/rss"
+    done | sort -n | sed -n 3p | awk '{ printf "%.1f", $1 * 1024 / 1e6 }'
+}
+
+# peak_rss_mb_in INPUT COMMAND...: as peak_rss_mb, with stdin from INPUT.
+peak_rss_mb_in() {
+    [[ -n "$time_bin" ]] || { echo "n/a"; return; }
+    local input="$1" i
+    shift
+    for i in 1 2 3 4 5; do
+        timeout 30 "$time_bin" -f %M -o "$work/rss" "$@" <"$input" >/dev/null 2>&1 || die "failed: $*"
         tail -1 "$work/rss"
     done | sort -n | sed -n 3p | awk '{ printf "%.1f", $1 * 1024 / 1e6 }'
 }
@@ -141,9 +176,14 @@ mkdir -m 700 "$DEVICE_LOGIN_HOME"
 start_demo quick --approve-after 0 --interval 1
 quick_issuer="$issuer"
 quick_pid="$server_pid"
-show "$cli login --issuer $quick_issuer --client-id test-client --profile bench --qr never"
-timeout 60 "$cli" login --issuer "$quick_issuer" --client-id test-client --profile bench --qr never \
-    </dev/null >"$work/login-bench.out" 2>"$work/login-bench.err" \
+# The URLs that git-credential and docker-credential find the profile by (`login --for`), where this build has it.
+bindings=()
+if "$cli" login --help 2>/dev/null | grep -q -- '--for'; then
+    bindings=(--for https://git.bench.example --for https://registry.bench.example)
+fi
+login_bench=("$cli" login --issuer "$quick_issuer" --client-id test-client --profile bench --qr never "${bindings[@]}")
+show_args "${login_bench[@]}"
+timeout 60 "${login_bench[@]}" </dev/null >"$work/login-bench.out" 2>"$work/login-bench.err" \
     || { cat "$work/login-bench.err" >&2; die "signing in to the demo server failed"; }
 
 echo
@@ -162,9 +202,166 @@ printf '   %-34s %9s ms %9s MB\n' "device-login token (valid token)" "$token_ms"
 printf '   %-34s %11sx %11sx   goal <= 2x: %s\n' "ratio token / --help" "$time_ratio" "$rss_ratio" \
     "$(verdict "$(awk -v r="$time_ratio" 'BEGIN { print (r != "n/a" && r <= 2) ? 1 : 0 }')")"
 
-# --- 2. A whole sign-in with a 60-second wait ---------------------------------------------------------------------
+# --- 2. The fast paths against cat -------------------------------------------------------------------------------
+# What is measured: each command that a program runs on every call (git on every fetch, kubectl on every command),
+# with a valid stored token, so that it makes no request: from exec to exit, beside `cat` of the profile file the
+# command reads, the least any such command can do. The two commands of a pair are timed in one hyperfine run, one
+# right after the other, so that both see the same machine. A command that reads stdin gets it from a file: with
+# hyperfine's --input where the installed hyperfine has it (1.16+), else through a tiny wrapper compiled here
+# (stdin-from FILE COMMAND…, one exec) that both commands of the pair run through, else through hyperfine's shell
+# (`sh -c 'CMD <FILE'`; hyperfine subtracts the shell's own start-up). `exec -- true` runs a second
+# program, so it is compared with `cat FILE` and `/usr/bin/true`, both timed in the same run and added. Peak RSS is
+# the command's own (/usr/bin/time -f %M; for exec, the larger of device-login and true).
 echo
-echo "2. device-login login with a 60 s wait before approval (server in another process, interval 5 s)"
+fast_bin="$work/device-login.stripped"
+fast_label="static stdlib, stripped"
+if $skip_static; then
+    fast_bin="$cli"
+    fast_label="release build with the dynamic Swift runtime (--skip-static); the goals are for the static build"
+fi
+profile_file="$DEVICE_LOGIN_HOME/bench.json"
+hyperfine_input=false
+have hyperfine && hyperfine --help 2>/dev/null | grep -q -- '--input' && hyperfine_input=true
+# Without --input: a tiny wrapper that runs a command with stdin from a file, without a shell. Both commands of a
+# pair then run through it, so that its own cost (one exec) falls on both sides.
+stdin_from=""
+if have hyperfine && ! $hyperfine_input; then
+    compiler="$(command -v cc || command -v clang || true)"
+    if [[ -n "$compiler" ]]; then
+        cat >"$work/stdin-from.c" <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+/* stdin-from FILE COMMAND [ARG...]: runs COMMAND with FILE as its standard input. */
+int main(int argc, char **argv) {
+    if (argc < 3) { fprintf(stderr, "usage: stdin-from FILE COMMAND [ARG...]\n"); return 64; }
+    int fd = open(argv[1], O_RDONLY);
+    if (fd < 0 || dup2(fd, 0) < 0) { perror(argv[1]); return 66; }
+    if (fd != 0) close(fd);
+    execv(argv[2], argv + 2);
+    perror(argv[2]);
+    return 127;
+}
+C
+        "$compiler" -O2 -o "$work/stdin-from" "$work/stdin-from.c" 2>"$work/stdin-from.err" \
+            && stdin_from="$work/stdin-from"
+    fi
+fi
+echo "2. Fast paths with a valid stored token, against \`cat\` of the profile file ($fast_label)"
+echo "   wall: mean of $runs runs, pair by pair ($(have hyperfine && echo hyperfine || echo 'date loop')); peak RSS:" \
+    "median of 5; goals: <= 3x cat's wall time, <= 10 MB"
+printf 'protocol=https\nhost=git.bench.example\n\n' >"$work/git.in"
+printf 'https://registry.bench.example' >"$work/docker.in"
+fast_fails=()
+
+# pair_ms NAME INPUT SHAPE COMMAND...: prints "A B", the mean wall times in ms of COMMAND (stdin from INPUT) and of
+# its `cat` (SHAPE exec: cat's and /usr/bin/true's added), measured together.
+pair_ms() {
+    local name="$1" input="$2" shape="$3"; shift 3
+    local command cat_command i start middle end a_total=0 b_total=0
+    if have hyperfine; then
+        command="$(printf '%q ' "$@")"
+        cat_command="cat $(printf '%q' "$profile_file")"
+        local options=(--style none --warmup 3 --runs "$runs" --export-csv "$work/$name.csv")
+        local commands=("$command" "$cat_command")
+        if [[ "$input" == /dev/null ]]; then
+            options+=(-N)
+        elif $hyperfine_input; then
+            options+=(-N --input "$input")
+        elif [[ -n "$stdin_from" ]]; then
+            options+=(-N)
+            local through
+            through="$(printf '%q ' "$stdin_from" "$input")"
+            commands=("$through$command" "$through$(printf '%q ' "$(command -v cat)" "$profile_file")")
+        else
+            # Through hyperfine's shell, which subtracts the shell's start-up: coarser for commands this short.
+            command+="<$(printf '%q' "$input")"
+            commands=("$command" "$cat_command")
+        fi
+        # exec: `true` is timed in the same run, and cat's time and its are added.
+        [[ "$shape" == exec ]] && commands+=(/usr/bin/true)
+        timeout 600 hyperfine "${options[@]}" -- "${commands[@]}" >/dev/null 2>"$work/$name.err" \
+            || { cat "$work/$name.err" >&2; die "hyperfine failed on: $command"; }
+        awk -F, 'NR == 2 { a = $2 } NR > 2 { b += $2 } END { printf "%.2f %.2f\n", a * 1000, b * 1000 }' \
+            "$work/$name.csv"
+    else
+        for ((i = 0; i < runs + 3; i++)); do
+            start=$(date +%s%N)
+            timeout 30 "$@" <"$input" >/dev/null 2>&1 || die "failed: $*"
+            middle=$(date +%s%N)
+            cat "$profile_file" >/dev/null
+            [[ "$shape" == exec ]] && /usr/bin/true
+            end=$(date +%s%N)
+            # The first 3 rounds warm up.
+            ((i < 3)) && continue
+            a_total=$((a_total + middle - start))
+            b_total=$((b_total + end - middle))
+        done
+        awk -v a="$a_total" -v b="$b_total" -v n="$runs" 'BEGIN { printf "%.2f %.2f\n", a / n / 1e6, b / n / 1e6 }'
+    fi
+}
+
+# fast_path LABEL INPUT SHAPE COMMAND...: checks that COMMAND answers (stdin from INPUT, /dev/null for none), then
+# prints its row. SHAPE: plain; exec (answers nothing on stdout; compared with cat + true); bound (finds its
+# profile by a URL binding, so it needs `login --for`).
+fast_path() {
+    local label="$1" input="$2" shape="$3"; shift 3
+    local status=0
+    show_args "$@"
+    if [[ "$input" != /dev/null ]]; then
+        # The input as the shell would quote it; the x keeps the trailing newlines from $(...).
+        local text
+        text="$(cat "$input"; printf x)"
+        printf '      (stdin: %q)\n' "${text%x}"
+    fi
+    timeout 30 "$@" <"$input" >"$work/fast.out" 2>"$work/fast.err" || status=$?
+    # A command or option this build does not have is a usage error (exit 64): the command is not built yet.
+    if ((status == 64)) && grep -q "unknown \(command\|option\)" "$work/fast.err"; then
+        printf '   %-32s n/a (command not in this build)\n' "$label"
+        return
+    fi
+    if [[ "$shape" == bound ]] && ((${#bindings[@]} == 0)); then
+        printf '   %-32s n/a (login --for not in this build)\n' "$label"
+        return
+    fi
+    if ((status != 0)) || { [[ "$shape" != exec ]] && [[ ! -s "$work/fast.out" ]]; }; then
+        printf '   %-32s FAIL: exited %s with %s: %s\n' "$label" "$status" \
+            "$([[ -s "$work/fast.out" ]] && echo output || echo 'no output')" "$(head -1 "$work/fast.err")"
+        fast_fails+=("$label: the fast path did not answer (exit $status)")
+        return
+    fi
+    local times ms cat_ms rss cat_rss time_ratio
+    times="$(pair_ms "fast-${label// /-}" "$input" "$shape" "$@")" || exit 1
+    read -r ms cat_ms <<<"$times"
+    rss="$(peak_rss_mb_in "$input" "$@")" || exit 1
+    cat_rss="$(peak_rss_mb_in /dev/null cat "$profile_file")" || exit 1
+    time_ratio="$(ratio "$ms" "$cat_ms")"
+    local time_ok rss_ok
+    time_ok="$(awk -v r="$time_ratio" 'BEGIN { print (r != "n/a" && r <= 3) ? 1 : 0 }')"
+    rss_ok="$(awk -v m="$rss" 'BEGIN { print (m != "n/a" && m <= 10) ? 1 : 0 }')"
+    printf '   %-32s %8s ms %8s ms %7sx %-4s %7s MB %-4s (cat: %s MB)\n' "$label" "$ms" "$cat_ms" "$time_ratio" \
+        "$(verdict "$time_ok")" "$rss" "$(verdict "$rss_ok")" "$cat_rss"
+    ((time_ok)) || fast_fails+=("$label: ${time_ratio}x cat's wall time ($ms ms against $cat_ms ms; goal <= 3x)")
+    ((rss_ok)) || fast_fails+=("$label: peak RSS $rss MB (goal <= 10 MB)")
+}
+
+show "cat $profile_file"
+printf '   %-32s %11s %11s %8s %-4s %10s\n' "fast path" "device-login" "cat" "ratio" "" "peak RSS"
+fast_path "token" /dev/null plain "$fast_bin" token --profile bench
+fast_path "git-credential get" "$work/git.in" bound "$fast_bin" git-credential get
+exec_info='{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false}}'
+KUBERNETES_EXEC_INFO="$exec_info" \
+    fast_path "kubectl-credential" /dev/null plain "$fast_bin" kubectl-credential --profile bench
+fast_path "docker-credential get" "$work/docker.in" bound "$fast_bin" docker-credential get
+fast_path "curl-config" /dev/null plain "$fast_bin" curl-config --profile bench
+fast_path "exec -- true (cat + true)" /dev/null exec "$fast_bin" exec --profile bench -- true
+for line in "${fast_fails[@]}"; do
+    echo "   FAIL $line"
+done
+
+# --- 3. A whole sign-in with a 60-second wait ---------------------------------------------------------------------
+echo
+echo "3. device-login login with a 60 s wait before approval (server in another process, interval 5 s)"
 if $skip_login; then
     echo "   skipped (--skip-login)"
 else
@@ -200,24 +397,12 @@ else
     fi
 fi
 
-# --- 3. Static-stdlib binary size ---------------------------------------------------------------------------------
+# --- 4. Static-stdlib binary size ---------------------------------------------------------------------------------
 echo
-echo "3. Release binary with the Swift runtime linked in statically"
+echo "4. Release binary with the Swift runtime linked in statically"
 if $skip_static; then
     echo "   skipped (--skip-static)"
 else
-    static_build=(swift build -c release --static-swift-stdlib --product device-login --scratch-path .build/static)
-    show "${static_build[*]}"
-    say "== building the static-stdlib binary (a separate scratch path; the first build takes a while)"
-    timeout 3600 "${static_build[@]}" >"$work/static.log" 2>&1 \
-        || { tail -30 "$work/static.log" >&2; die "the static-stdlib build failed"; }
-    static_dir="$(swift build -c release --static-swift-stdlib --scratch-path .build/static --show-bin-path)" \
-        || die "cannot find the static build's bin path"
-    static_bin="$static_dir/device-login"
-    [[ -x "$static_bin" ]] || die "no binary at $static_bin"
-    cp "$static_bin" "$work/device-login.stripped"
-    show "strip $work/device-login.stripped"
-    strip "$work/device-login.stripped" || die "strip failed"
     unstripped=$(stat -c %s "$static_bin")
     stripped=$(stat -c %s "$work/device-login.stripped")
     mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
@@ -234,11 +419,24 @@ else
         "$(ratio "$static_rss" "$help_rss")"
     echo "   dynamic dependencies (ldd):"
     ldd "$work/device-login.stripped" | sed 's/^[[:space:]]*/     /'
+    # libcurl is loaded with dlopen on the first request (CCurl), so it must not be a link-time dependency.
+    if readelf -d "$work/device-login.stripped" | grep -q 'NEEDED.*libcurl'; then
+        echo "   FAIL libcurl is a link-time dependency (readelf -d: NEEDED); it must be loaded on the first request"
+    else
+        echo "   libcurl not in readelf -d's NEEDED (loaded on the first request): PASS"
+    fi
+    # The CLI uses FoundationEssentials only: full Foundation's symbols ($s10Foundation...) must not be linked in.
+    foundation_symbols=$(nm "$static_bin" 2>/dev/null | grep -c ' \$s10Foundation')
+    if ((foundation_symbols > 0)); then
+        echo "   FAIL full Foundation is linked in ($foundation_symbols \$s10Foundation symbols)"
+    else
+        echo "   full Foundation not linked in (no \$s10Foundation symbols; FoundationEssentials only): PASS"
+    fi
 fi
 
-# --- 4. The 16-process refresh race -------------------------------------------------------------------------------
+# --- 5. The 16-process refresh race -------------------------------------------------------------------------------
 echo
-echo "4. 16 \`device-login token\` processes at once on an expired access token"
+echo "5. 16 \`device-login token\` processes at once on an expired access token"
 store="$DEVICE_LOGIN_HOME/bench.json"
 # Make the stored access token look expired: its expires_at (Unix seconds) goes to 2001-09-09.
 show "sed -i -E '0,/\"expires_at\" *: *[0-9.eE+-]+/s//\"expires_at\" : 1000000000/' $store"

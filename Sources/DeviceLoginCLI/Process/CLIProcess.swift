@@ -27,7 +27,7 @@ package enum CLIProcess {
         // Before any secret is read: no core file, not dumpable (issue 8, "a hardened process").
         let hardening = ProcessHardening.apply()
         let closed = reserveStandardDescriptors()
-        let environment = ProcessInfo.processInfo.environment
+        let environment = processEnvironment()
         if !keepsRuntimeCrashReports(environment: environment) {
             ProcessHardening.removeCrashHandlers()
         }
@@ -69,6 +69,30 @@ package enum CLIProcess {
     /// default a crash prints no registers and no memory (``ProcessHardening/removeCrashHandlers()``).
     static func keepsRuntimeCrashReports(environment: [String: String]) -> Bool {
         environment["SWIFT_BACKTRACE"] != nil
+    }
+
+    /// The process's environment, read from `environ`: as `getenv` (and so libcurl) reads it, the first of two
+    /// entries with the same name wins, and an entry without `=` is ignored.
+    ///
+    /// Not `ProcessInfo.processInfo.environment`: setting up `ProcessInfo` costs more start-up time than the token
+    /// fast path may spend (issue 9), and nothing else of it is used.
+    static func processEnvironment() -> [String: String] {
+        var environment: [String: String] = [:]
+        #if canImport(Darwin)
+        let table = _NSGetEnviron()?.pointee
+        #else
+        let table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
+        #endif
+        guard var entry = table else { return environment }
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                let name = String(text[..<equals])
+                if environment[name] == nil { environment[name] = String(text[text.utf8.index(after: equals)...]) }
+            }
+            entry += 1
+        }
+        return environment
     }
 
     /// Opens `/dev/null` on each of descriptors 0, 1 and 2 that the process started without, so that nothing

@@ -138,8 +138,12 @@ public struct TerminalCapabilities: Sendable, Hashable {
     /// - Returns: `true` for a UTF-8 locale.
     public static func isUTF8Locale(_ environment: [String: String]) -> Bool {
         let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? ""
-        let normalized = locale.lowercased().filter { $0 != "-" && $0 != "_" }
-        return normalized.contains("utf8")
+        let normalized = Array(locale.lowercased().filter { $0 != "-" && $0 != "_" }.utf8)
+        // A byte search, not String.contains: that one is _StringProcessing's generic searcher, whose set-up costs
+        // every command's start-up a third of a millisecond (issue 9, "The fast path").
+        let name = Array("utf8".utf8)
+        guard normalized.count >= name.count else { return false }
+        return (0...normalized.count - name.count).contains { normalized[$0..<$0 + name.count].elementsEqual(name) }
     }
 
     /// `value` when it is a plausible terminal dimension (1 through ``maximumDimension``), else `nil`.

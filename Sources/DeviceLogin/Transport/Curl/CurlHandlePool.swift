@@ -26,10 +26,10 @@ struct CurlHandlePool {
     /// Lends a handle with default options, attached to the share handle.
     /// - Returns: The handle, or `nil` when libcurl cannot create one.
     mutating func take() -> UnsafeMutableRawPointer? {
-        guard let easy = idle.popLast() ?? curl_easy_init() else { return nil }
+        guard let easy = idle.popLast() ?? dl_curl_easy_init() else { return nil }
         // Set again on every use: curl_easy_reset keeps the link but forgets the share's session-cache size.
         guard dl_curl_setopt_pointer(easy, CURLOPT_SHARE, share) == CURLE_OK else {
-            curl_easy_cleanup(easy)
+            dl_curl_easy_cleanup(easy)
             return nil
         }
         return easy
@@ -39,10 +39,10 @@ struct CurlHandlePool {
     /// the pool is full.
     mutating func recycle(_ easy: UnsafeMutableRawPointer) {
         guard idle.count < capacity else {
-            curl_easy_cleanup(easy)
+            dl_curl_easy_cleanup(easy)
             return
         }
-        curl_easy_reset(easy)
+        dl_curl_easy_reset(easy)
         idle.append(easy)
     }
 }

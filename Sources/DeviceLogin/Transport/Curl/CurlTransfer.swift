@@ -44,7 +44,7 @@ final class CurlTransfer {
     }
 
     deinit {
-        curl_slist_free_all(headerList)
+        dl_curl_slist_free_all(headerList)
         errorBuffer.deallocate()
     }
 
@@ -86,7 +86,7 @@ final class CurlTransfer {
         codes += configureCallbacks()
         codes += configureMethodAndBody()
         for line in setup.headerLines {
-            guard let list = curl_slist_append(headerList, line) else { return false }
+            guard let list = dl_curl_slist_append(headerList, line) else { return false }
             headerList = list
         }
         codes.append(dl_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))

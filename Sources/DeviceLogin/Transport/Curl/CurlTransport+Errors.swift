@@ -40,7 +40,7 @@ extension CurlTransport {
 
     /// libcurl's error text made safe to show: printable, one line, at most 300 characters.
     static func errorDetail(buffer: String, code: CURLcode) -> String {
-        let text = buffer.isEmpty ? String(cString: curl_easy_strerror(code)) : buffer
+        let text = buffer.isEmpty ? String(cString: dl_curl_easy_strerror(code)) : buffer
         let printable = text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) }
         return String(String(printable).trimmed().prefix(300))
     }

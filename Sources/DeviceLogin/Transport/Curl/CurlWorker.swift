@@ -67,11 +67,11 @@ final class CurlWorker: Sendable {
     /// - Throws: ``TransportError`` of kind ``TransportError/Kind/other`` when libcurl or the thread cannot start.
     init(limits: Limits) throws(TransportError) {
         try CurlLibrary.initialize()
-        guard let multi = curl_multi_init() else {
+        guard let multi = dl_curl_multi_init() else {
             throw TransportError(.other, "libcurl could not create a multi handle")
         }
-        guard let share = curl_share_init() else {
-            curl_multi_cleanup(multi)
+        guard let share = dl_curl_share_init() else {
+            dl_curl_multi_cleanup(multi)
             throw TransportError(.other, "libcurl could not create a share handle")
         }
         self.limits = limits
@@ -90,8 +90,8 @@ final class CurlWorker: Sendable {
 
     /// Runs only when the thread did not start (a running thread keeps its worker).
     deinit {
-        curl_multi_cleanup(handles.multi)
-        curl_share_cleanup(handles.share)
+        dl_curl_multi_cleanup(handles.multi)
+        dl_curl_share_cleanup(handles.share)
     }
 
     /// Sends `request` on the worker's thread and waits for its response.
@@ -123,7 +123,7 @@ final class CurlWorker: Sendable {
 
     /// Wakes the thread from `curl_multi_poll`, or makes its next one return at once.
     private func wake() {
-        _ = curl_multi_wakeup(handles.multi)
+        _ = dl_curl_multi_wakeup(handles.multi)
     }
 
     /// Removes and returns up to `count` queued submissions, oldest first, forgetting cancelled ones.

@@ -35,17 +35,17 @@ struct CurlWorkerLoop {
             startQueued()
             dropCancelled()
             var running: Int32 = 0
-            let performed = curl_multi_perform(multi, &running)
+            let performed = dl_curl_multi_perform(multi, &running)
             if performed != CURLM_OK {
-                failAll(String(cString: curl_multi_strerror(performed)))
+                failAll(String(cString: dl_curl_multi_strerror(performed)))
             }
             handBackFinished()
             if active.count < worker.limits.maximumActiveTransfers, worker.hasQueued {
                 continue
             }
-            let polled = curl_multi_poll(multi, nil, 0, Self.idleWaitMilliseconds, nil)
+            let polled = dl_curl_multi_poll(multi, nil, 0, Self.idleWaitMilliseconds, nil)
             if polled != CURLM_OK {
-                failAll(String(cString: curl_multi_strerror(polled)))
+                failAll(String(cString: dl_curl_multi_strerror(polled)))
                 // Whatever broke polling must not turn this loop into a busy one.
                 usleep(10_000)
             }
@@ -67,7 +67,7 @@ struct CurlWorkerLoop {
                 submission.finish(with: .failure(TransportError(.other, "libcurl refused the request's options")))
                 continue
             }
-            guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+            guard dl_curl_multi_add_handle(multi, easy) == CURLM_OK else {
                 pool.recycle(easy)
                 submission.finish(with: .failure(TransportError(.other, "libcurl could not start the transfer")))
                 continue
@@ -107,7 +107,7 @@ struct CurlWorkerLoop {
 
     /// Takes a transfer out of the multi handle and returns its easy handle to the pool.
     private mutating func remove(_ easy: UnsafeMutableRawPointer) {
-        curl_multi_remove_handle(multi, easy)
+        dl_curl_multi_remove_handle(multi, easy)
         pool.recycle(easy)
         active[easy] = nil
     }
