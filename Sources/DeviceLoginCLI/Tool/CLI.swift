@@ -9,7 +9,10 @@ package enum CLI {
     /// The commands with the given `demo`: ``DemoCommand/handOver`` in `device-login`, one that runs the server
     /// (``DemoCommand/serving(_:)``) in `device-login-demo`.
     package static func commandTable(demo: CommandSpec) -> [CommandSpec] {
-        [LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec, demo]
+        [
+            LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec,
+            CurlConfigCommand.spec, ExecCommand.spec, demo,
+        ]
     }
 
     /// The program name under which the binary runs as Docker's credential helper: `docker-credential-` and the
@@ -54,7 +57,9 @@ package enum CLI {
             return usageError(UsageError(message), context: context, commands: commands)
         }
         let rest = Array(arguments.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
+        // Only before `--`: after it come words that are not ours (`exec -- grep --help` runs grep).
+        let ownWords = rest.prefix { $0 != "--" }
+        if ownWords.contains("--help") || ownWords.contains("-h") {
             return emit(HelpText.command(command), context: context)
         }
         do {

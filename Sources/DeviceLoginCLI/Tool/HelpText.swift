@@ -14,7 +14,10 @@ enum HelpText {
         ]
         let width = (commands.map(\.name.count).max() ?? 0) + 2
         for command in commands {
-            lines.append("  " + command.name.padding(to: width) + command.summary)
+            // Wrapped: a long command name (the credential helpers') leaves less room for the summary.
+            let wrapped = wrap(command.summary, width: lineWidth - 2 - width)
+            lines.append("  " + command.name.padding(to: width) + (wrapped.first ?? ""))
+            lines += wrapped.dropFirst().map { String(repeating: " ", count: 2 + width) + $0 }
         }
         lines += [
             "",
@@ -80,8 +83,11 @@ enum HelpText {
     /// The one-line usage of a command.
     static func usage(_ command: CommandSpec) -> String {
         var parts = ["device-login", command.name]
-        if !command.positionalSynopsis.isEmpty { parts.append(command.positionalSynopsis) }
+        // Words after `--` (exec's command) come after the options, as they must be given.
+        let afterOptions = command.positionalSynopsis.hasPrefix("-- ")
+        if !command.positionalSynopsis.isEmpty, !afterOptions { parts.append(command.positionalSynopsis) }
         parts.append("[options]")
+        if afterOptions { parts.append(command.positionalSynopsis) }
         return parts.joined(separator: " ")
     }
 
