@@ -54,6 +54,12 @@ static int dl_signals[dl_maximum_signals];
 static struct sigaction dl_previous[dl_maximum_signals];
 static int dl_signal_count = 0;
 
+// Not instrumented by AddressSanitizer: the kernel writes `info` into the signal frame on whatever stack the thread
+// is on, and when that is memory ASan had poisoned (libdispatch's main thread clears its stack with an alloca
+// before it sleeps in sigsuspend), ASan would report the kernel's own siginfo as an overflow.
+#if defined(__clang__) || defined(__GNUC__)
+__attribute__((no_sanitize("address")))
+#endif
 static void dl_catch(int number, siginfo_t *info, void *context) {
     (void)context;
     int saved = errno;
