@@ -183,6 +183,18 @@ struct ExecCommandTests {
         #expect(result.stderr.contains("usage: device-login exec [options] -- COMMAND [ARG...]"), "\(result.stderr)")
     }
 
+    @Test("DEVICE_LOGIN_ENV that names no variable is a usage error too")
+    func badVariableFromEnvironment() async throws {
+        let setup = try await Setup()
+        defer { setup.remove() }
+        let result = await setup.run(
+            ["exec", "--", "/bin/sh", "-c", #"touch "$OUT""#],
+            environment: ["DEVICE_LOGIN_ENV": "NOT-A-NAME"])
+        #expect(result.code == .usage, "\(result.stderr)")
+        #expect(result.stderr.contains("not 'NOT-A-NAME'"))
+        #expect(setup.report() == nil)
+    }
+
     @Test(
         "variable names: POSIX names only",
         arguments: [
