@@ -34,13 +34,15 @@ enum ChildLauncher {
             throw CommandNotStarted(command: command, number: ENOMEM)
         }
         #if os(Linux)
+        // The handler first, then the handing over: a signal in between is either device-login's (the task is
+        // cancelled, nothing is started) or caught (and passed on once the command runs); none is lost.
+        let signals = SignalRelay.signals
+        let caught = signals.withUnsafeBufferPointer { dl_catch_signals($0.baseAddress, Int32($0.count)) }
+        guard caught >= 0 else { throw CommandNotStarted(command: command, number: errno) }
+        defer { dl_release_signals() }
         return try await InterruptHandler.handingOver {
             // A signal that came before the handing over cancelled the task: then nothing is started.
             try Task.checkCancellation()
-            let signals = SignalRelay.signals
-            let caught = signals.withUnsafeBufferPointer { dl_catch_signals($0.baseAddress, Int32($0.count)) }
-            guard caught >= 0 else { throw CommandNotStarted(command: command, number: errno) }
-            defer { dl_release_signals() }
             let child = Child()
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in

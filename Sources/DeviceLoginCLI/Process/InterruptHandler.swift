@@ -80,9 +80,8 @@ final class InterruptHandler: Sendable {
         sources.withLock { $0 = made }
     }
 
-    /// Cancels the sources, and returns once libdispatch has let go of each signal. From then on a signal stays
-    /// pending (every thread of the process blocks them: libdispatch blocks them in its threads and in the main
-    /// thread of `dispatchMain`) until whoever waits for it takes it.
+    /// Cancels the sources, and returns once libdispatch has let go of each signal (closed its `signalfd`), so that
+    /// none of them is read there any more: a handler installed meanwhile (``ChildLauncher``'s) gets every one.
     private func stopHandling() async {
         let stopping = sources.withLock { sources in
             defer { sources = [] }
