@@ -27,6 +27,8 @@ let package = Package(
 
         // Typed wrappers of prctl(2), which is variadic (Swift cannot call it), for ProcessHardening.
         .target(name: "CProcessHardening"),
+        // For `device-login exec`: the closefrom spawn action (a GNU extension), a handler keeping signal senders.
+        .target(name: "CExec"),
 
         // Core: protocol values, discovery, the RFC 8628 engine, token state, transports.
         .target(
@@ -39,7 +41,7 @@ let package = Package(
         .target(name: "DeviceLoginTesting", dependencies: ["DeviceLogin"]),
         // The CLI's commands, as a library the executables share: thin commands over the libraries. It links no
         // testing kit: `demo` reaches its server through the DemoServer protocol.
-        .target(name: "DeviceLoginCLI", dependencies: ["DeviceLogin", "DeviceLoginTerminal"]),
+        .target(name: "DeviceLoginCLI", dependencies: ["DeviceLogin", "DeviceLoginTerminal", "CExec"]),
         // The CLI users install: `main.swift` over DeviceLoginCLI; its `demo` hands over to device-login-demo.
         .executableTarget(name: "device-login", dependencies: ["DeviceLoginCLI"]),
         // The demo server's program: the same CLI with a `demo` that runs the testing kit's server. Of the CLI's

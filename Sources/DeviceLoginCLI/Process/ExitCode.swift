@@ -8,35 +8,53 @@ import Darwin
 
 /// The tool's exit codes, after BSD sysexits where one fits, and 128 + N for signal N. Documented in `--help` and
 /// docs/cli.md.
-enum ExitCode: Int32, CaseIterable, Sendable {
+///
+/// A struct over the status rather than an enum: `exec` exits with whatever status its command ended with (0 to
+/// 255), so the type must hold any of them. The tool's own codes are the static members; ``allCases`` lists them
+/// for `--help`.
+struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
+    /// The process's exit status.
+    let rawValue: Int32
+
+    /// The exit code with status `rawValue`.
+    init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
     /// Success.
-    case success = 0
+    static let success = ExitCode(rawValue: 0)
     /// A failure not covered below.
-    case failure = 1
+    static let failure = ExitCode(rawValue: 1)
     /// The command line was wrong (EX_USAGE).
-    case usage = 64
+    static let usage = ExitCode(rawValue: 64)
     /// The user denied the sign-in request.
-    case denied = 65
+    static let denied = ExitCode(rawValue: 65)
     /// The code expired before it was approved.
-    case expired = 66
+    static let expired = ExitCode(rawValue: 66)
     /// The network or the server failed (EX_UNAVAILABLE).
-    case unavailable = 69
+    static let unavailable = ExitCode(rawValue: 69)
     /// Input or output failed (EX_IOERR): token storage, or writing the result to standard output.
-    case ioError = 74
+    static let ioError = ExitCode(rawValue: 74)
     /// The server answered with an error or something that is not OAuth (EX_PROTOCOL).
-    case protocolError = 76
+    static let protocolError = ExitCode(rawValue: 76)
     /// Not signed in, or the session ended: sign in again (EX_NOPERM).
-    case notSignedIn = 77
+    static let notSignedIn = ExitCode(rawValue: 77)
     /// The configuration is wrong: issuer, endpoints, HTTPS policy (EX_CONFIG).
-    case configuration = 78
+    static let configuration = ExitCode(rawValue: 78)
     /// Stopped by SIGHUP: the terminal went away (128 + 1).
-    case hangUp = 129
+    static let hangUp = ExitCode(rawValue: 129)
     /// Cancelled with Ctrl-C (128 + SIGINT).
-    case cancelled = 130
-    /// Stopped with Ctrl-\ (128 + SIGQUIT), cleanly: no core file, no crash report.
-    case quit = 131
+    static let cancelled = ExitCode(rawValue: 130)
+    /// Stopped with Ctrl-\\ (128 + SIGQUIT), cleanly: no core file, no crash report.
+    static let quit = ExitCode(rawValue: 131)
     /// Stopped by SIGTERM, which `timeout`, `kill` and service managers send (128 + 15).
-    case terminated = 143
+    static let terminated = ExitCode(rawValue: 143)
+
+    /// The tool's own codes, in the order `--help` lists them. (`exec` also exits with its command's status.)
+    static let allCases: [ExitCode] = [
+        .success, .failure, .usage, .denied, .expired, .unavailable, .ioError, .protocolError, .notSignedIn,
+        .configuration, .hangUp, .cancelled, .quit, .terminated,
+    ]
 
     /// The exit code for a library error.
     init(_ error: DeviceLoginError) {
@@ -82,6 +100,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .cancelled: return "cancelled (Ctrl-C)"
         case .quit: return "stopped with Ctrl-\\ (SIGQUIT)"
         case .terminated: return "stopped by SIGTERM"
+        default: return "exit status \(rawValue)"
         }
     }
 }

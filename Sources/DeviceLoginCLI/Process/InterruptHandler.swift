@@ -18,13 +18,23 @@ import Darwin
 /// installs its own on Linux; the disposition is set to ignore first, which macOS needs), so SIGQUIT no longer
 /// reaches the Swift runtime's crash catcher, which would print a backtrace with registers and memory and let
 /// the process go on polling.
-final class InterruptHandler {
+///
+/// While `exec` runs its command, the signals are the command's: ``handingOver(_:)`` stops this handling (nothing is
+/// cancelled, the tool does not end) and ``ChildLauncher`` passes them on; the handling resumes when the command
+/// has ended.
+final class InterruptHandler: Sendable {
     /// The signals handled, in the order their sources are made.
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
     /// How long the first signal waits for the command to unwind before the process ends anyway.
     static let gracePeriod: DispatchTimeInterval = .seconds(5)
 
-    private let sources: [any DispatchSourceSignal]
+    /// The handler ``CLIProcess`` installed, if any (none in tests that run the CLI in-process).
+    private static let installed = Locked<InterruptHandler?>(nil)
+
+    /// The Dispatch sources, one a signal; none while the signals are handed over.
+    private let sources = Locked<[any DispatchSourceSignal]>([])
+    /// What a source does when its signal arrives.
+    private let handle: @Sendable (Int32) -> Void
     private let state = Locked(State())
 
     /// What the handlers share: the first signal, and the task to cancel.
@@ -39,26 +49,65 @@ final class InterruptHandler {
     ///   - allowsEscapes: Whether stderr takes the escapes that show the cursor and reset colours.
     init(stderr: TextSink, allowsEscapes: Bool) {
         let state = self.state
-        sources = Self.signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                let (first, task) = state.withLock { state in
-                    let first = state.signal
-                    if first == nil { state.signal = number }
-                    return (first, state.task)
-                }
-                if let first {
-                    Self.stopNow(first, stderr: stderr, allowsEscapes: allowsEscapes)
-                }
-                task?.cancel()
-                DispatchQueue.global().asyncAfter(deadline: .now() + Self.gracePeriod) {
-                    Self.stopNow(number, stderr: stderr, allowsEscapes: allowsEscapes)
-                }
+        handle = { number in
+            let (first, task) = state.withLock { state in
+                let first = state.signal
+                if first == nil { state.signal = number }
+                return (first, state.task)
             }
+            if let first {
+                Self.stopNow(first, stderr: stderr, allowsEscapes: allowsEscapes)
+            }
+            task?.cancel()
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.gracePeriod) {
+                Self.stopNow(number, stderr: stderr, allowsEscapes: allowsEscapes)
+            }
+        }
+        for number in Self.signals { InheritedSignals.ignore(number) }
+        startHandling()
+        Self.installed.withLock { $0 = self }
+    }
+
+    /// Makes and starts a source for each signal.
+    private func startHandling() {
+        let handle = handle
+        let made = Self.signals.map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { handle(number) }
             source.resume()
             return source
         }
+        sources.withLock { $0 = made }
+    }
+
+    /// Cancels the sources, and returns once libdispatch has let go of each signal (closed its `signalfd`), so that
+    /// none of them is read there any more: a handler installed meanwhile (``ChildLauncher``'s) gets every one.
+    private func stopHandling() async {
+        let stopping = sources.withLock { sources in
+            defer { sources = [] }
+            return sources
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let group = DispatchGroup()
+            for source in stopping {
+                group.enter()
+                // Called once the source is unregistered: libdispatch reads the signal no longer.
+                source.setCancelHandler { group.leave() }
+                source.cancel()
+            }
+            group.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    /// Runs `body` with the signals left to it, then handles them again: `exec` runs its command there, and
+    /// forwards the signals to it instead of cancelling (``ChildLauncher``). A signal that arrived before is handled
+    /// as always: the task is cancelled, and `body` should check for that before it starts anything. Without an
+    /// installed handler (the CLI run in-process), `body` just runs.
+    static func handingOver<Value>(_ body: () async throws -> Value) async rethrows -> Value {
+        guard let handler = installed.withLock({ $0 }) else { return try await body() }
+        await handler.stopHandling()
+        defer { handler.startHandling() }
+        return try await body()
     }
 
     /// Cancels `task` on the first signal, or at once when one has arrived already.

@@ -11,7 +11,8 @@ package enum CLI {
     package static func commandTable(demo: CommandSpec) -> [CommandSpec] {
         [
             LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec,
-            GitCredentialCommand.spec, KubectlCredentialCommand.spec, DockerCredentialCommand.spec, demo,
+            GitCredentialCommand.spec, KubectlCredentialCommand.spec, DockerCredentialCommand.spec,
+            CurlConfigCommand.spec, ExecCommand.spec, demo,
         ]
     }
 
@@ -57,7 +58,9 @@ package enum CLI {
             return usageError(UsageError(message), context: context, commands: commands)
         }
         let rest = Array(arguments.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
+        // Only before `--`: after it come words that are not ours (`exec -- grep --help` runs grep).
+        let ownWords = rest.prefix { $0 != "--" }
+        if ownWords.contains("--help") || ownWords.contains("-h") {
             return emit(HelpText.command(command), context: context)
         }
         do {

@@ -83,8 +83,11 @@ enum HelpText {
     /// The one-line usage of a command.
     static func usage(_ command: CommandSpec) -> String {
         var parts = ["device-login", command.name]
-        if !command.positionalSynopsis.isEmpty { parts.append(command.positionalSynopsis) }
+        // Words after `--` (exec's command) come after the options, as they must be given.
+        let afterOptions = command.positionalSynopsis.hasPrefix("-- ")
+        if !command.positionalSynopsis.isEmpty, !afterOptions { parts.append(command.positionalSynopsis) }
         parts.append("[options]")
+        if afterOptions { parts.append(command.positionalSynopsis) }
         return parts.joined(separator: " ")
     }
 

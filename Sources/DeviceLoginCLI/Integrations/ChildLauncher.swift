@@ -1,0 +1,308 @@
+import CExec
+import DeviceLogin
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Starts the command `exec` was given as a child process and waits for it to end, passing signals on meanwhile.
+///
+/// - The command is looked up in `PATH` as `execvp` does (`posix_spawnp`), and gets the environment given, standard
+///   input, output and error as they are, and no other descriptor: every one from 3 up is closed in the child.
+/// - It starts with no signal blocked (libdispatch blocks them in its threads, and a spawned process inherits the
+///   mask), with SIGPIPE's default action (the tool ignores it), and with the default action for SIGINT, SIGTERM,
+///   SIGHUP and SIGQUIT, which the tool handles — except those of them device-login was itself started with
+///   ignored (`nohup`, a background job of a script), which stay ignored, as through a shell's `exec`
+///   (``InheritedSignals``).
+/// - While it runs, device-login's own handling of those signals is off (``InterruptHandler/handingOver(_:)``):
+///   Ctrl-C does not end device-login, and the signals of ``SignalRelay/signals`` are passed on to the command as
+///   ``SignalRelay`` decides.
+/// - Signals are caught by a C handler that keeps their sender (`dl_catch_signals`, in `CExec`) and read from its
+///   pipe; the relaying and the waiting (`poll`, `waitid`, `waitpid`) happen on threads of their own, never on the
+///   cooperative pool.
+/// - Cancelling the calling task sends the command SIGTERM, and still waits for it to end.
+enum ChildLauncher {
+    /// Runs `arguments` (the command and its arguments) with `environment`, and waits for it to end.
+    /// - Returns: How it ended.
+    /// - Throws: ``CommandNotStarted`` when it could not be started; ``StatusLost`` when its end could not be read;
+    ///   `CancellationError` when the task was cancelled before it started.
+    static func run(_ arguments: [String], environment: [String: String]) async throws -> ChildStatus {
+        guard let command = arguments.first else { throw CommandNotStarted(command: "", number: ENOENT) }
+        guard let strings = CStrings(arguments: arguments, environment: environment) else {
+            throw CommandNotStarted(command: command, number: ENOMEM)
+        }
+        #if os(Linux)
+        // The handler first, then the handing over: a signal in between is either device-login's (the task is
+        // cancelled, nothing is started) or caught (and passed on once the command runs); none is lost.
+        let signals = SignalRelay.signals
+        let caught = signals.withUnsafeBufferPointer { dl_catch_signals($0.baseAddress, Int32($0.count)) }
+        guard caught >= 0 else { throw CommandNotStarted(command: command, number: errno) }
+        defer { dl_release_signals() }
+        return try await InterruptHandler.handingOver {
+            // A signal that came before the handing over cancelled the task: then nothing is started.
+            try Task.checkCancellation()
+            let child = Child()
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let started = DedicatedThread.start {
+                        continuation.resume(with: spawnAndRelay(strings, child: child, caught: caught))
+                    }
+                    if !started { continuation.resume(throwing: CommandNotStarted(command: command, number: EAGAIN)) }
+                }
+            } onCancel: {
+                child.cancel()
+            }
+        }
+        #else
+        // The relay relies on Linux's siginfo and glibc's closefrom action; only Linux is built and tested.
+        throw CommandNotStarted(command: command, number: ENOSYS)
+        #endif
+    }
+
+    /// The command's end could not be read: another part of the process reaped it first.
+    struct StatusLost: Error, CustomStringConvertible {
+        var description: String { "exec: the command's exit status could not be read (it was reaped elsewhere)" }
+    }
+
+    #if os(Linux)
+    /// On the relaying thread: starts the command, passes on the signals read from `caught` (the pipe of
+    /// `dl_catch_signals`), and returns how the command ended. A second thread waits for the end (`waitid` with
+    /// `WNOWAIT`, which leaves the process to be reaped here, so no signal can reach a reused process ID) and
+    /// says so through a pipe of this run.
+    private static func spawnAndRelay(
+        _ strings: CStrings, child: Child, caught: Int32
+    ) -> Result<ChildStatus, any Error> {
+        // This thread takes the signals too (the main thread of `dispatchMain` does, in `sigsuspend`): one thread
+        // at least must, or a signal every thread blocks would wait forever.
+        var relayed = sigset_t()
+        sigemptyset(&relayed)
+        for number in SignalRelay.signals { sigaddset(&relayed, number) }
+        pthread_sigmask(SIG_UNBLOCK, &relayed, nil)
+        keepChildStatus()
+        var ended: [Int32] = [-1, -1]
+        guard pipe(&ended) == 0 else { return .failure(CommandNotStarted(command: strings.command, number: errno)) }
+        let (endedReading, endedWriting) = (ended[0], ended[1])
+        // Close-on-exec for any other program started meanwhile (the command itself gets none from 3 up anyway).
+        _ = fcntl(endedReading, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(endedWriting, F_SETFD, FD_CLOEXEC)
+        let pid: pid_t
+        switch spawn(strings) {
+        case .success(let started): pid = started
+        case .failure(let failure):
+            close(endedReading)
+            close(endedWriting)
+            return .failure(failure)
+        }
+        child.started(pid)
+        // The waiting thread owns the writing end: it closes it once it has said that the command ended.
+        let waiting = DedicatedThread.start {
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0, errno == EINTR {}
+            var byte: UInt8 = 1
+            _ = write(endedWriting, &byte, 1)
+            close(endedWriting)
+        }
+        if !waiting { close(endedWriting) }
+        defer { close(endedReading) }
+        let family = (parent: getpid(), group: getpgrp())
+        var watched = [
+            pollfd(fd: caught, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: endedReading, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            // Without the waiting thread (it could not start), look at the command every 200 ms.
+            let ready = poll(&watched, nfds_t(watched.count), waiting ? -1 : 200)
+            if ready < 0 {
+                // EINTR: a signal was caught on this thread. Anything else (ENOMEM) passes; try again shortly.
+                if errno != EINTR { usleep(10_000) }
+            }
+            relay(from: caught, to: child, pid: pid, family: family)
+            if watched[1].revents != 0 || !waiting, let status = child.reap() { return status }
+        }
+    }
+
+    /// Reads every caught signal waiting in `caught`, and passes on those ``SignalRelay`` says to.
+    private static func relay(from caught: Int32, to child: Child, pid: pid_t, family: (parent: pid_t, group: pid_t)) {
+        var record = dl_caught_signal()
+        let size = MemoryLayout<dl_caught_signal>.size
+        while read(caught, &record, size) == size {
+            let origin = SignalRelay.origin(
+                code: record.code, pid: pid_t(record.sender), group: SignalRelay.processGroup(of:))
+            let members = SignalRelay.Family(
+                parent: family.parent, parentGroup: family.group, child: pid,
+                childGroup: SignalRelay.processGroup(of: pid))
+            if SignalRelay.shouldForward(record.number, from: origin, family: members) { child.signal(record.number) }
+        }
+    }
+
+    /// Starts the command: `posix_spawnp` with a clean signal mask, default actions for the signals the tool
+    /// changed, inherited ignored ones ignored, and every descriptor from 3 up closed.
+    private static func spawn(_ strings: CStrings) -> Result<pid_t, CommandNotStarted> {
+        let command = strings.command
+        var attributes = posix_spawnattr_t()
+        guard posix_spawnattr_init(&attributes) == 0 else {
+            return .failure(CommandNotStarted(command: command, number: ENOMEM))
+        }
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        // SIGPIPE always: the tool ignores it, and one inherited ignored is the accident of a parent (Python's
+        // subprocess restores it for the same reason), which would leave `cmd | head` writing on forever.
+        sigaddset(&defaults, SIGPIPE)
+        for number in InheritedSignals.toRestore { sigaddset(&defaults, number) }
+        // Else glibc leaves its own two signals (32, 33) ignored in the command.
+        dl_spawn_add_libc_signals(&defaults)
+        var actions = posix_spawn_file_actions_t()
+        guard posix_spawn_file_actions_init(&actions) == 0 else {
+            return .failure(CommandNotStarted(command: command, number: ENOMEM))
+        }
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let prepared = [
+            posix_spawnattr_setsigmask(&attributes, &none),
+            posix_spawnattr_setsigdefault(&attributes, &defaults),
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)),
+            closeDescriptors(from: 3, in: &actions),
+        ]
+        if let failed = prepared.first(where: { $0 != 0 }) {
+            return .failure(CommandNotStarted(command: command, number: failed))
+        }
+        // A handled signal becomes the default in the child, an ignored one stays ignored: for the moment of the
+        // spawn, those device-login was started with ignored are ignored again. (Every thread blocks them, so no
+        // handler would have run meanwhile anyway.)
+        let restore = ignoring(InheritedSignals.ignored.intersection(InterruptHandler.signals))
+        var pid = pid_t(0)
+        let result = posix_spawnp(&pid, command, &actions, &attributes, strings.arguments, strings.environment)
+        restore()
+        guard result == 0 else {
+            // An ENOENT for a file that exists comes from its #! interpreter.
+            let exists = command.contains("/") && access(command, F_OK) == 0
+            return .failure(CommandNotStarted(command: command, number: result, exists: exists))
+        }
+        return .success(pid)
+    }
+
+    /// Adds the closing of every descriptor from `lowest` up to `actions`; returns 0 or an error number.
+    private static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
+        let closing = dl_spawn_add_close_from(&actions, lowest)
+        guard closing == ENOSYS else { return closing }
+        // A C library without the closefrom action: close, one by one, each descriptor open now. (The tool opens
+        // its own close-on-exec; this catches those it inherited without the flag.)
+        let limit = min(sysconf(Int32(_SC_OPEN_MAX)), 65_536)
+        guard limit > Int(lowest) else { return 0 }
+        for descriptor in lowest..<Int32(limit) where fcntl(descriptor, F_GETFD) >= 0 {
+            let added = posix_spawn_file_actions_addclose(&actions, descriptor)
+            if added != 0 { return added }
+        }
+        return 0
+    }
+
+    /// Sets `signals` to be ignored until the returned closure runs, which puts their previous actions back.
+    private static func ignoring(_ signals: Set<Int32>) -> () -> Void {
+        var previous: [(number: Int32, action: sigaction)] = []
+        for number in signals {
+            var ignore = InheritedSignals.ignoreAction()
+            var old = sigaction()
+            if sigaction(number, &ignore, &old) == 0 { previous.append((number, old)) }
+        }
+        return {
+            for (number, action) in previous {
+                var action = action
+                sigaction(number, &action, nil)
+            }
+        }
+    }
+
+    /// A process that ignores SIGCHLD has its children reaped by the kernel, and `waitpid` cannot tell how they
+    /// ended: if device-login was started so, SIGCHLD goes back to its default (which is to ignore it, but keep the
+    /// status).
+    private static func keepChildStatus() {
+        var current = sigaction()
+        guard sigaction(SIGCHLD, nil, &current) == 0, InheritedSignals.isIgnoring(current) else { return }
+        var standard = sigaction()
+        sigemptyset(&standard.sa_mask)
+        sigaction(SIGCHLD, &standard, nil)
+    }
+    #endif
+
+    /// The running command, shared by the waiting thread and a cancellation: its process ID until it is reaped.
+    /// Signalling and reaping both hold the lock, so a signal never reaches a process ID that was reused.
+    private final class Child: Sendable {
+        private struct State {
+            var pid: pid_t?
+            var cancelled = false
+        }
+        private let state = Locked(State())
+
+        /// Notes the started command; sends it SIGTERM when the task was cancelled meanwhile.
+        func started(_ pid: pid_t) {
+            state.withLock { state in
+                state.pid = pid
+                if state.cancelled { kill(pid, SIGTERM) }
+            }
+        }
+
+        /// The task was cancelled: SIGTERM for the command, now or once it has started.
+        func cancel() {
+            state.withLock { state in
+                state.cancelled = true
+                if let pid = state.pid { kill(pid, SIGTERM) }
+            }
+        }
+
+        /// Sends `number` to the command while it has not been reaped.
+        func signal(_ number: Int32) {
+            state.withLock { state in
+                if let pid = state.pid { kill(pid, number) }
+            }
+        }
+
+        /// Reaps the command if it has ended (`waitpid` with `WNOHANG`): how it ended; nil while it runs.
+        func reap() -> Result<ChildStatus, any Error>? {
+            state.withLock { state in Self.reap(&state, options: WNOHANG) }
+        }
+
+        private static func reap(_ state: inout State, options: Int32) -> Result<ChildStatus, any Error>? {
+            guard let pid = state.pid else { return .failure(StatusLost()) }
+            var status: Int32 = 0
+            var reaped: pid_t
+            repeat {
+                reaped = waitpid(pid, &status, options)
+            } while reaped < 0 && errno == EINTR
+            if reaped == 0 { return nil }
+            state.pid = nil
+            guard reaped == pid, let ended = ChildStatus(waitStatus: status) else { return .failure(StatusLost()) }
+            return .success(ended)
+        }
+    }
+
+    /// The command's `argv` and `envp` as C strings, which live as long as this does. The environment holds the
+    /// token: it is zeroed before it is freed.
+    private final class CStrings: @unchecked Sendable {
+        // Never changed after `init`, and only read (by `posix_spawnp`): what makes the `@unchecked Sendable` true.
+        let command: String
+        let arguments: [UnsafeMutablePointer<CChar>?]
+        let environment: [UnsafeMutablePointer<CChar>?]
+
+        /// Nil when memory ran out.
+        init?(arguments: [String], environment: [String: String]) {
+            command = arguments.first ?? ""
+            let words = arguments.map { strdup($0) }
+            let entries = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
+            self.arguments = words + [nil]
+            self.environment = entries + [nil]
+            guard !words.contains(nil), !entries.contains(nil) else { return nil }
+        }
+
+        deinit {
+            for word in arguments { free(word) }
+            for entry in environment {
+                if let entry { memset(entry, 0, strlen(entry)) }
+                free(entry)
+            }
+        }
+    }
+}

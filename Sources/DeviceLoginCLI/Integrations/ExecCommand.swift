@@ -1,0 +1,106 @@
+import DeviceLogin
+
+/// `device-login exec [--profile P] [--env NAME] -- COMMAND [ARG…]`: runs COMMAND with a fresh access token in the
+/// environment variable NAME, passes signals on to it, and exits with its status.
+///
+/// The token is in the command's environment, which on Linux only the same user (and root) can read, never in any
+/// process's arguments, which every user sees in `ps`. The command is run and waited for by ``ChildLauncher``.
+enum ExecCommand {
+    /// The variable that holds the token when `--env` is not given.
+    static let defaultVariable = "DEVICE_LOGIN_ACCESS_TOKEN"
+    /// The most words COMMAND and its arguments may have (each at most ``ArgumentParser/maximumArgumentLength``
+    /// bytes; the kernel's own limit on the whole is about 2 MB).
+    static let maximumWords = 65_536
+    /// The longest variable name accepted.
+    static let maximumNameLength = 255
+
+    static let spec = CommandSpec(
+        name: "exec",
+        summary: "Run a command with a fresh access token in its environment.",
+        positionalSynopsis: "-- COMMAND [ARG...]",
+        maximumPositionals: maximumWords,
+        options: HelperSession.options + [
+            .value(
+                "env", "NAME",
+                "The environment variable that holds the token (default \(defaultVariable)): letters, digits and"
+                    + " _, not starting with a digit.")
+        ],
+        discussion: """
+            Runs COMMAND, looked up in PATH, with the access token in an environment variable and the
+            rest of the environment as it is. stdin, stdout and stderr are the command's: device-login
+            prints nothing of its own unless something fails. The token is valid for at least 60 s when
+            the command starts (refreshed first when it would not be), and is in no command line, where
+            `ps` would show it to every user:
+              device-login exec -- ./sync.py           (reads $DEVICE_LOGIN_ACCESS_TOKEN)
+              device-login exec --profile work --env GITLAB_TOKEN -- ./deploy.sh --stage prod
+            SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH are passed on to COMMAND
+            (Ctrl-C and a resize from the terminal reach it directly, once). device-login waits for it and
+            exits with its status, or 128 + N when signal N ended it; 127 when COMMAND is not found, 126
+            when it cannot be run. Without a usable sign-in it fails at once (exit 77) and runs nothing.
+            """,
+        run: run
+    )
+
+    @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
+        let name = try variableName(options.value("env"))
+        let command = try commandWords(options)
+        let session = try await HelperSession.open(options, command: "exec", context: context)
+        let (token, _) = try await session.freshToken()
+        try BearerToken.check(token, for: "an environment variable")
+        var environment = context.environment
+        environment[name] = token
+        context.trace("exec", "running \(command[0]) with the access token in \(name)")
+        do {
+            let status = try await ChildLauncher.run(command, environment: environment)
+            context.trace("exec", "\(command[0]) ended: exit code \(status.exitCode.rawValue)")
+            return status.exitCode
+        } catch let error as CommandNotStarted {
+            context.report(error.message)
+            return error.exitCode
+        }
+    }
+
+    /// The variable `--env` names (default ``defaultVariable``): a POSIX name — ASCII letters, digits and `_`, not
+    /// starting with a digit, at most ``maximumNameLength`` bytes.
+    /// - Throws: ``UsageError`` for anything else (`=` or a NUL would cut the variable short, a space or a dash
+    ///   would make one no shell can read).
+    static func variableName(_ given: String?) throws -> String {
+        guard let given else { return defaultVariable }
+        let bytes = Array(given.utf8)
+        let valid =
+            (1...maximumNameLength).contains(bytes.count)
+            && bytes.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
+            && !isDigit(bytes[0])
+        guard valid else {
+            throw UsageError(
+                "--env must name an environment variable (letters, digits and _, not starting with a digit),"
+                    + " not '\(given)'",
+                command: "exec")
+        }
+        return given
+    }
+
+    /// COMMAND and its arguments: the words after `--`.
+    /// - Throws: ``UsageError`` when there is no command, or it is not after `--` (where `-x` would be taken for
+    ///   an option of device-login's).
+    static func commandWords(_ options: ParsedOptions) throws -> [String] {
+        guard let first = options.positionals.first else {
+            throw UsageError(
+                "exec needs a command: device-login exec [options] -- COMMAND [ARG...]", command: "exec")
+        }
+        let afterSeparator = options.arguments.drop { $0 != "--" }.dropFirst()
+        guard afterSeparator.elementsEqual(options.positionals) else {
+            throw UsageError(
+                "put -- before the command: device-login exec [options] -- \(first) ...", command: "exec")
+        }
+        return options.positionals
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+}
