@@ -409,7 +409,7 @@ struct CurlTransportTests {
 
         var fewestNewThreads = Int.max
         var bursts = 0
-        for _ in 0..<3 where fewestNewThreads > 2 {
+        for _ in 0..<3 where fewestNewThreads > 0 {
             bursts += 1
             let before = ThreadSampler.threadIDs()
             try #require(!before.isEmpty, "/proc/self/task lists the process's threads")
@@ -422,9 +422,11 @@ struct CurlTransportTests {
         }
 
         // A thread per transfer would show 50 new threads in every burst (the server samples the process's threads
-        // while each request waits for its answer). Other tests may start a few threads meanwhile, so the quietest
-        // of up to three bursts counts.
-        #expect(fewestNewThreads <= 2)
+        // while each request waits for its answer). Other tests start threads of their own meanwhile — `exec`'s
+        // in-process tests two per child, the loopback servers theirs — so the quietest of up to three bursts
+        // counts, and the bound is half a thread per transfer: noise from the rest of the suite stays well under
+        // it, a thread per transfer cannot.
+        #expect(fewestNewThreads < 25)
         #expect(server.requests.count == 1 + 50 * bursts)
         #expect(server.acceptedConnections == 1)
     }
