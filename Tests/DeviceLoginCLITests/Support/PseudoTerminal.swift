@@ -1,6 +1,6 @@
+import DeviceLogin
 import DeviceLoginTestSupport
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +20,7 @@ import Darwin
 final class PseudoTerminal: @unchecked Sendable {
     private let primary: Int32
     private let secondaryPath: String
-    private let received = Mutex(Data())
+    private let received = Locked(Data())
     private let finished = DispatchSemaphore(value: 0)
 
     struct Failure: Error, CustomStringConvertible {

@@ -1,13 +1,12 @@
 import DeviceLoginTesting
 import Foundation
-import Synchronization
 import Testing
 
 @testable import DeviceLogin
 
 /// Records the events a flow reports, in order.
 final class FlowEventLog: Sendable {
-    private let storage = Mutex<[DeviceFlowEvent]>([])
+    private let storage = Locked<[DeviceFlowEvent]>([])
     func append(_ event: DeviceFlowEvent) { storage.withLock { $0.append(event) } }
     var events: [DeviceFlowEvent] { storage.withLock { $0 } }
 }

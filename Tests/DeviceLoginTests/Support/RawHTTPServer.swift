@@ -1,5 +1,5 @@
+import DeviceLogin
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +25,7 @@ final class RawHTTPServer: Sendable {
     /// The port the server listens on.
     let port: UInt16
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Starts listening and accepting.
     /// - Parameter handler: The script each connection runs; the connection is closed after it returns.

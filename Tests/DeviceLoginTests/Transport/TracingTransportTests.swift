@@ -1,6 +1,5 @@
 import DeviceLogin
 import Foundation
-import Synchronization
 import Testing
 
 /// Every secret that crosses the wire in a sign-in, a refresh, userinfo and sign-out is absent from the trace.
@@ -17,7 +16,7 @@ struct TracingTransportTests {
     }
 
     private final class Lines: Sendable {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         func append(_ line: String) { lines.withLock { $0.append(line) } }
         var all: [String] { lines.withLock { $0 } }
     }

@@ -1,6 +1,5 @@
 #if canImport(CCurl)
 import Foundation
-import Synchronization
 import Testing
 @testable import DeviceLogin
 
@@ -13,7 +12,7 @@ struct CurlTransportNoResendTests {
     /// A server whose first connection answers one request and then closes on the second without answering; every
     /// later connection answers normally.
     private static func closingAfterOneAnswer() throws -> RawHTTPServer {
-        let connections = Mutex(0)
+        let connections = Locked(0)
         return try RawHTTPServer { connection in
             let number = connections.withLock { count in
                 count += 1

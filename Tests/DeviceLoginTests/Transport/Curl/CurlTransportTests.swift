@@ -1,6 +1,5 @@
 #if canImport(CCurl)
 import Foundation
-import Synchronization
 import Testing
 @testable import DeviceLogin
 
@@ -535,7 +534,7 @@ struct CurlTransportTests {
 
     /// Collects the ids of the process's threads, as listed in `/proc/self/task`, whenever asked to.
     private final class ThreadSampler: Sendable {
-        private let samples = Mutex(Set<String>())
+        private let samples = Locked(Set<String>())
 
         /// The thread ids seen since the last ``reset()``.
         var seen: Set<String> { samples.withLock { $0 } }

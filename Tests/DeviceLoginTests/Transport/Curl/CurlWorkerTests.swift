@@ -1,6 +1,5 @@
 #if canImport(CCurl)
 import Foundation
-import Synchronization
 import Testing
 @testable import DeviceLogin
 
@@ -100,7 +99,7 @@ struct CurlWorkerTests {
             var mostWaiting = 0
         }
 
-        private let counts = Mutex(Counts())
+        private let counts = Locked(Counts())
 
         var mostWaiting: Int { counts.withLock { $0.mostWaiting } }
 
