@@ -95,7 +95,9 @@ struct URLBindingTests {
             name: "work", endpoints: endpoints, clientID: "cli",
             bindings: [try URLBinding("https://git.example.com/team"), try URLBinding("registry.example.com:5000")],
             username: "x-access-token")
-        let data = try JSONEncoder().encode(profile)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys // "username" last: the old-file case below removes it with its comma
+        let data = try encoder.encode(profile)
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains(#""bindings":["https:\/\/git.example.com\/team","https:\/\/registry.example.com:5000"]"#))
         let read = try JSONDecoder().decode(Profile.self, from: data)
