@@ -87,7 +87,7 @@ enum RawHTTPClient {
     /// Connects to 127.0.0.1:`port`, sends `request` (possibly in pieces, with a pause between them), and reads
     /// until the server closes or `timeoutSeconds` pass without data.
     static func exchange(
-        port: UInt16, _ request: [UInt8], pieces: Int = 1, pauseMilliseconds: Int = 0, timeoutSeconds: Int = 5
+        port: UInt16, _ request: [UInt8], pieces: Int = 1, pauseMilliseconds: Int = 0, timeoutSeconds: Int = 20
     ) async -> Exchange {
         await withCheckedContinuation { continuation in
             let thread = Thread {
@@ -103,7 +103,7 @@ enum RawHTTPClient {
 
     /// Opens a connection that sends nothing, for connection limits; close it with ``close(_:)``.
     static func idleConnection(port: UInt16) -> Int32? {
-        let descriptor = connectSocket(port: port, timeoutSeconds: 5)
+        let descriptor = connectSocket(port: port, timeoutSeconds: 20)
         return descriptor >= 0 ? descriptor : nil
     }
 
