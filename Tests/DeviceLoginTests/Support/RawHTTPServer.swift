@@ -54,7 +54,7 @@ final class RawHTTPServer: Sendable {
 
     /// Waits (polling, at most `timeout`) until `condition` holds.
     /// - Returns: Whether it held in time.
-    func wait(timeout: Duration = .seconds(5), until condition: (RawHTTPServer) -> Bool) async -> Bool {
+    func wait(timeout: Duration = .seconds(20), until condition: (RawHTTPServer) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }

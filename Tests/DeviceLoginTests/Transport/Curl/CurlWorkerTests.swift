@@ -52,7 +52,7 @@ struct CurlWorkerTests {
         let worker = try CurlWorker(limits: CurlWorker.Limits(maximumActiveTransfers: 1, maximumIdleHandles: 1))
         let server = try RawHTTPServer { connection in
             guard connection.readRequest() != nil else { return }
-            if connection.waitForPeerToClose(seconds: 5) { connection.note("peer closed") }
+            if connection.waitForPeerToClose(seconds: 60) { connection.note("peer closed") }
         }
         defer { server.stop() }
         let first = HTTPRequest(method: .get, url: server.url("/first"))
@@ -81,9 +81,9 @@ struct CurlWorkerTests {
 
     // MARK: - Fixtures
 
-    /// Waits (polling, at most 5 s) until `condition` holds.
+    /// Waits (polling, at most 20 s: sanitizers slow everything) until `condition` holds.
     private static func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             if condition() { return true }
             try? await Task.sleep(for: .milliseconds(5))
