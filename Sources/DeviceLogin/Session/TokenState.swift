@@ -88,8 +88,10 @@ public actor TokenState {
     public nonisolated let profile: Profile
     /// The client configuration used for every request (authentication, extra headers).
     public nonisolated let client: ClientConfiguration
-    /// How long before expiry an access token is refreshed: default 60 seconds.
+    /// How long before expiry an access token is refreshed: default ``defaultRefreshMargin``.
     public nonisolated let refreshMargin: Duration
+    /// The default ``refreshMargin``: 60 seconds.
+    public static let defaultRefreshMargin: Duration = .seconds(60)
 
     let tokenStore: (any TokenStore)?
     let transport: any HTTPTransport
@@ -122,7 +124,7 @@ public actor TokenState {
         transport: any HTTPTransport,
         clock: any Clock<Duration> = SystemTime.clock,
         now: @escaping @Sendable () -> Date = SystemTime.now,
-        refreshMargin: Duration = .seconds(60)
+        refreshMargin: Duration = TokenState.defaultRefreshMargin
     ) {
         self.init(
             profile: profile, client: client, store: store, transport: transport, clock: clock, now: now,
@@ -146,7 +148,7 @@ public actor TokenState {
         transport: any HTTPTransport,
         clock: any Clock<Duration> = SystemTime.clock,
         now: @escaping @Sendable () -> Date = SystemTime.now,
-        refreshMargin: Duration = .seconds(60)
+        refreshMargin: Duration = TokenState.defaultRefreshMargin
     ) {
         self.init(
             profile: record.profile, client: client, store: store, transport: transport, clock: clock, now: now,

@@ -93,6 +93,9 @@ public struct FileTokenStore: TokenStore {
             lockTimeout: lockTimeout)
     }
 
+    /// The environment variables ``defaultDirectory(environment:)`` reads.
+    public static let environmentVariables = ["DEVICE_LOGIN_HOME", "XDG_STATE_HOME", "HOME"]
+
     /// The store's directory for an environment.
     ///
     /// `DEVICE_LOGIN_HOME` when set (used as is); else `$XDG_STATE_HOME/device-login` when `XDG_STATE_HOME` is an
@@ -143,6 +146,18 @@ public struct FileTokenStore: TokenStore {
         return try await BlockingIO.run { [self] in try readRecord(at: path, profile: name) }
     }
 
+    /// A glance at a profile's record (``RecordGlance``): the checks and the one read of ``load(profile:)``, on the
+    /// calling thread and without `JSONDecoder`. For a process that has started no concurrency yet — the CLI's fast
+    /// lane, which answers `device-login token` before anything else starts — where blocking the caller is
+    /// blocking no one.
+    /// - Returns: nil when the record is missing or the glance cannot read it (``load(profile:)`` then says why).
+    /// - Throws: The errors of ``load(profile:)`` about the directory and the file.
+    package func glanceOnCallingThread(profile name: String) throws -> RecordGlance? {
+        let path = try filePath(profile: name)
+        guard let bytes = try readRecordBytes(at: path, profile: name) else { return nil }
+        return RecordGlance(bytes, profile: name)
+    }
+
     /// Replaces a profile's record atomically and durably.
     ///
     /// Temporary files that killed writers left behind are removed first, when the profile's lock is free (see
@@ -172,20 +187,23 @@ public struct FileTokenStore: TokenStore {
 
     /// The names of the profiles with a file in the directory, sorted.
     public func profileNames() async throws -> [String] {
-        try await BlockingIO.run { [self] in
-            guard try checkDirectory() else { return [] }
-            let entries: [String]
-            do {
-                entries = try POSIX.directoryEntries(directory)
-            } catch let error as SystemCallError {
-                throw storageError(error, doing: "list", path: directory)
-            }
-            return entries.compactMap { entry -> String? in
-                guard entry.hasSuffix(".json") else { return nil }
-                let name = String(entry.dropLast(".json".count))
-                return (try? Profile.validate(name: name)) == nil ? nil : name
-            }.sorted()
+        try await BlockingIO.run { [self] in try profileNamesOnCallingThread() }
+    }
+
+    /// ``profileNames()`` on the calling thread, as ``glanceOnCallingThread(profile:)`` reads.
+    package func profileNamesOnCallingThread() throws -> [String] {
+        guard try checkDirectory() else { return [] }
+        let entries: [String]
+        do {
+            entries = try POSIX.directoryEntries(directory)
+        } catch let error as SystemCallError {
+            throw storageError(error, doing: "list", path: directory)
         }
+        return entries.compactMap { entry -> String? in
+            guard entry.hasSuffix(".json") else { return nil }
+            let name = String(entry.dropLast(".json".count))
+            return (try? Profile.validate(name: name)) == nil ? nil : name
+        }.sorted()
     }
 
     // MARK: - Reading
@@ -246,6 +264,12 @@ public struct FileTokenStore: TokenStore {
     }
 
     private func readRecord(at path: String, profile name: String) throws -> ProfileRecord? {
+        guard let bytes = try readRecordBytes(at: path, profile: name) else { return nil }
+        return try Self.decode(bytes, path: path, profile: name)
+    }
+
+    /// The bytes of a profile's file, after the checks of the directory and the file; nil when there is none.
+    private func readRecordBytes(at path: String, profile name: String) throws -> [UInt8]? {
         guard try checkDirectory() else { return nil }
         removeStaleTemporaryFiles(profile: name, holdingLock: false)
         let bytes: [UInt8]
@@ -276,7 +300,7 @@ public struct FileTokenStore: TokenStore {
         } catch let error as SystemCallError {
             throw storageError(error, doing: "read the token file", path: path)
         }
-        return try Self.decode(bytes, path: path, profile: name)
+        return bytes
     }
 
     private func tooLarge(_ path: String) -> DeviceLoginError {

@@ -6,7 +6,7 @@ import Foundation
 
 extension Duration {
     /// The duration in seconds, for adding to a `Date`.
-    var timeInterval: TimeInterval {
+    package var timeInterval: TimeInterval {
         let parts = components
         return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }

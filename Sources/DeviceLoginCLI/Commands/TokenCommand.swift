@@ -28,13 +28,7 @@ enum TokenCommand {
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        var minimumTTL: Duration = .zero
-        if let text = options.value("min-ttl") {
-            guard let seconds = Int(text), (0...86_400 * 365).contains(seconds) else {
-                throw UsageError("--min-ttl must be a number of seconds, not '\(text)'", command: "token")
-            }
-            minimumTTL = .seconds(seconds)
-        }
+        let minimumTTL = try minimumTTL(options)
         let session = try await SessionContext.open(options, command: "token", context: context)
         let token = try await session.needingSignIn {
             if let resource = options.value("resource") {
@@ -60,5 +54,24 @@ enum TokenCommand {
         }
         try context.stdout.line(try TokenOutput.encode(object))
         return .success
+    }
+
+    /// `--min-ttl`, zero when not given.
+    /// - Throws: ``UsageError`` for a value that is not a number of seconds from 0 to a year.
+    static func minimumTTL(_ options: ParsedOptions) throws -> Duration {
+        guard let text = options.value("min-ttl") else { return .zero }
+        guard let seconds = Int(text), (0...86_400 * 365).contains(seconds) else {
+            throw UsageError("--min-ttl must be a number of seconds, not '\(text)'", command: "token")
+        }
+        return .seconds(seconds)
+    }
+
+    /// The answer from the stored token, for ``FastLane``: `--profile` and `--min-ttl` only.
+    static func fastAnswer(_ arguments: [String], process: FastLane.Process) -> FastLane.Answer? {
+        guard let options = FastLane.options(arguments, for: spec, allowing: ["profile", "min-ttl"], process: process),
+            let minimumTTL = try? minimumTTL(options),
+            let (token, _) = FastLane.storedToken(options, lifetime: minimumTTL, process: process)
+        else { return nil }
+        return FastLane.Answer(text: token + "\n")
     }
 }

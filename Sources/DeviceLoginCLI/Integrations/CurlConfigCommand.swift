@@ -25,4 +25,12 @@ enum CurlConfigCommand {
         try context.stdout.write(try CurlConfig.authorization(bearer: token))
         return .success
     }
+
+    /// The answer from the stored token, for ``FastLane``: `--profile` only.
+    static func fastAnswer(_ arguments: [String], process: FastLane.Process) -> FastLane.Answer? {
+        guard let options = FastLane.options(arguments, for: spec, allowing: ["profile"], process: process),
+            let (token, _) = FastLane.storedToken(options, lifetime: HelperSession.minimumLifetime, process: process)
+        else { return nil }
+        return (try? CurlConfig.authorization(bearer: token)).map { FastLane.Answer(text: $0) }
+    }
 }

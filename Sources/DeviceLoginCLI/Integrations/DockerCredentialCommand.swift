@@ -73,6 +73,26 @@ enum DockerCredentialCommand {
         return .success
     }
 
+    /// The answer of `get` from the stored token, for ``FastLane``: `--profile` only, a server URL that reads.
+    static func fastAnswer(_ arguments: [String], process: FastLane.Process) -> FastLane.Answer? {
+        guard let options = FastLane.options(arguments, for: spec, allowing: ["profile"], process: process),
+            options.positionals == ["get"],
+            let read = process.readInput(limit: DockerCredentialProtocol.maximumURLLength, until: { _ in false }),
+            read.ending != .tooLong,
+            let serverURL = try? DockerCredentialProtocol.serverURL(parsing: read.bytes),
+            let binding = try? DockerCredentialProtocol.binding(serverURL),
+            let found = FastLane.profile(options, serving: binding, process: process)
+        else { return nil }
+        guard let glance = found else {
+            return FastLane.Answer(text: DockerCredentialProtocol.notFound + "\n", code: .failure)
+        }
+        guard let (token, _) = FastLane.storedToken(glance, lifetime: HelperSession.minimumLifetime, process: process),
+            let answer = try? DockerCredentialProtocol.credentials(
+                serverURL: serverURL, username: glance.effectiveUsername, secret: token)
+        else { return nil }
+        return FastLane.Answer(text: answer)
+    }
+
     private static func list(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         // Docker writes "unused" on stdin: it is not read.
         let records: [ProfileRecord]

@@ -89,12 +89,41 @@ enum GitCredentialCommand {
             return .success
         }
         let (token, expiresAt) = try await helper.freshToken()
+        try context.stdout.write(
+            try GitCredentialRequest.encode(answer(username: username, token: token, expiresAt: expiresAt)))
+        return .success
+    }
+
+    /// The answer of `get` from the stored token, for ``FastLane``: `--profile` only, a request that reads.
+    static func fastAnswer(_ arguments: [String], process: FastLane.Process) -> FastLane.Answer? {
+        guard let options = FastLane.options(arguments, for: spec, allowing: ["profile"], process: process),
+            options.positionals == ["get"],
+            let read = process.readInput(
+                limit: GitCredentialRequest.maximumLength, until: GitCredentialRequest.completeness()),
+            read.ending != .tooLong,
+            let request = try? GitCredentialRequest(parsing: read.bytes),
+            let served = try? Optional.some(request.binding())
+        else { return nil }
+        let nothing = FastLane.Answer(text: "")
+        guard let url = served else { return nothing }
+        guard let found = FastLane.profile(options, serving: url, process: process) else { return nil }
+        guard let glance = found else { return nothing }
+        guard let username = answerUsername(asked: request.username, username: glance.username) else { return nothing }
+        guard
+            let (token, expiresAt) = FastLane.storedToken(
+                glance, lifetime: HelperSession.minimumLifetime, process: process)
+        else { return nil }
+        return (try? GitCredentialRequest.encode(answer(username: username, token: token, expiresAt: expiresAt)))
+            .map { FastLane.Answer(text: $0) }
+    }
+
+    /// The attributes `get` answers with.
+    static func answer(username: String, token: String, expiresAt: Date?) -> [(key: String, value: String)] {
         var answer = [(key: "username", value: username), (key: "password", value: token)]
         if let expiresAt, let seconds = unixSeconds(expiresAt) {
             answer.append((key: "password_expiry_utc", value: String(seconds)))
         }
-        try context.stdout.write(try GitCredentialRequest.encode(answer))
-        return .success
+        return answer
     }
 
     /// `erase`: marks the refused password expired when it is the profile's stored access token.
@@ -120,8 +149,14 @@ enum GitCredentialCommand {
     /// ``Profile/defaultUsername``. A profile that names its user answers only for that user: a request for
     /// another is for another account, and git asks its next helper.
     static func answerUsername(asked: String?, profile: Profile) -> String? {
-        guard let asked, !asked.isEmpty, asked != profile.effectiveUsername else { return profile.effectiveUsername }
-        return profile.username == nil ? asked : nil
+        answerUsername(asked: asked, username: profile.username)
+    }
+
+    /// ``answerUsername(asked:profile:)`` for a profile whose ``Profile/username`` is `username`.
+    static func answerUsername(asked: String?, username: String?) -> String? {
+        let effective = username ?? Profile.defaultUsername
+        guard let asked, !asked.isEmpty, asked != effective else { return effective }
+        return username == nil ? asked : nil
     }
 
     /// `date` as whole Unix seconds, rounded down (git discards a password whose `password_expiry_utc` has

@@ -64,6 +64,17 @@ enum KubectlCredentialCommand {
     /// A fresh access token of the profile, signing in again first when the request and the terminal allow it.
     /// - Throws: ``SignInNeeded`` when there is no such profile, or it needs a sign-in that may not start here; the
     ///   errors of the refresh and of the sign-in.
+    /// The answer from the stored token, for ``FastLane``: `--profile` only, and a request that reads.
+    static func fastAnswer(_ arguments: [String], process: FastLane.Process) -> FastLane.Answer? {
+        guard let options = FastLane.options(arguments, for: spec, allowing: ["profile"], process: process),
+            let request = try? ExecCredential.request(from: process.environment(ExecCredential.environmentVariable)),
+            let (token, expiresAt) = FastLane.storedToken(
+                options, lifetime: HelperSession.minimumLifetime, process: process),
+            let answer = try? ExecCredential.answer(request.apiVersion, token: token, expiresAt: expiresAt)
+        else { return nil }
+        return FastLane.Answer(text: answer + "\n")
+    }
+
     static func credential(
         _ options: ParsedOptions, request: ExecCredential.Request, context: CLIContext
     ) async throws -> (token: String, expiresAt: Date?) {

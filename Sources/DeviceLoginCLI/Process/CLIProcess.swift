@@ -22,21 +22,33 @@ package enum CLIProcess {
     /// Call it synchronously, as the only statement of `main.swift` (no `await` there): its first statements must
     /// run before the concurrency runtime opens its own descriptors, or a closed standard output would already
     /// be one of them.
-    /// - Parameter commands: The command table: ``CLI/commands``, or one whose `demo` runs the server.
-    package static func main(_ commands: [CommandSpec]) -> Never {
+    /// - Parameter commands: The command table: ``CLI/commands``, or one whose `demo` runs the server. Built only
+    ///   when the fast lane (``FastLane``) does not answer: building every command's option table costs more than
+    ///   the lane's whole answer.
+    package static func main(_ commands: @autoclosure () -> [CommandSpec]) -> Never {
         // Before any secret is read: no core file, not dumpable (issue 8, "a hardened process").
         let hardening = ProcessHardening.apply()
         let closed = reserveStandardDescriptors()
-        let environment = processEnvironment()
-        if !keepsRuntimeCrashReports(environment: environment) {
+        if !keepsRuntimeCrashReports(variable: environmentVariable) {
             ProcessHardening.removeCrashHandlers()
         }
         signal(SIGPIPE, SIG_IGN)
+        let arguments = CLI.arguments(program: CommandLine.arguments.first, Array(CommandLine.arguments.dropFirst()))
+        // The fast lane first, before anything else starts; a process it cannot answer goes on as if it had not
+        // looked. Not when the hardening failed: its warning is the full path's to print.
+        var stdin = StandardInput.fileDescriptor(0)
+        if hardening.isHardened, !closed.contains(1) {
+            let process = FastLane.Process(
+                environment: environmentVariable, stdin: stdin, stdout: .fileDescriptor(1), now: SystemTime.now())
+            if let code = FastLane.answer(arguments, process: process) { exit(code.rawValue) }
+            stdin = .replaying(process.inputRead, then: stdin)
+        }
 
+        let environment = processEnvironment()
         let terminal = TerminalCapabilities.detect(fileDescriptor: 2, environment: environment)
         let context = CLIContext(
             environment: environment,
-            stdin: .fileDescriptor(0),
+            stdin: stdin,
             stdout: closed.contains(1) ? .failing(EBADF) : .fileDescriptor(1),
             stderr: .fileDescriptor(2),
             terminal: terminal,
@@ -53,7 +65,7 @@ package enum CLIProcess {
 
         // Signals are handled before the work starts, so none arrives in between with its default action.
         let signals = InterruptHandler(stderr: context.stderr, allowsEscapes: terminal.allowsEscapes)
-        let arguments = CLI.arguments(program: CommandLine.arguments.first, Array(CommandLine.arguments.dropFirst()))
+        let commands = commands()
         let work = Task { await CLI.run(arguments, context: context, commands: commands) }
         signals.cancel(work)
         Task {
@@ -67,8 +79,14 @@ package enum CLIProcess {
 
     /// Whether to leave the Swift runtime's crash reports on: only when `SWIFT_BACKTRACE` asks for them. By
     /// default a crash prints no registers and no memory (``ProcessHardening/removeCrashHandlers()``).
-    static func keepsRuntimeCrashReports(environment: [String: String]) -> Bool {
-        environment["SWIFT_BACKTRACE"] != nil
+    /// - Parameter variable: An environment lookup (`getenv`: this runs before the environment is read whole).
+    static func keepsRuntimeCrashReports(variable: (String) -> String?) -> Bool {
+        variable("SWIFT_BACKTRACE") != nil
+    }
+
+    /// One environment variable, as `getenv` reads it.
+    static func environmentVariable(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
     }
 
     /// The process's environment, read from `environ`: as `getenv` (and so libcurl) reads it, the first of two
@@ -100,12 +118,13 @@ package enum CLIProcess {
     ///
     /// The descriptors are close-on-exec: `demo` hands over to `device-login-demo`, which must find them closed
     /// too.
-    /// - Returns: The descriptors that were closed.
-    static func reserveStandardDescriptors() -> Set<Int32> {
-        var closed: Set<Int32> = []
+    /// - Returns: The descriptors that were closed, in order (an array: a `Set` would be generic metadata made at
+    ///   run time, before the fast lane).
+    static func reserveStandardDescriptors() -> [Int32] {
+        var closed: [Int32] = []
         for descriptor: Int32 in 0...2 {
             guard fcntl(descriptor, F_GETFD) < 0, errno == EBADF else { continue }
-            closed.insert(descriptor)
+            closed.append(descriptor)
             // `open` takes the lowest free descriptor, which is this one: those below it are open by now.
             let opened = open("/dev/null", (descriptor == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC)
             if opened >= 0, opened != descriptor { close(opened) }

@@ -23,7 +23,8 @@ package enum CLI {
     /// The arguments to run with: those given, after the command that `program` (argv[0]) stands for — a link
     /// named ``dockerHelperProgram`` runs `docker-credential`.
     package static func arguments(program: String?, _ arguments: [String]) -> [String] {
-        let name = program.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        let name = program.map { path in path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        }
         return name == dockerHelperProgram ? ["docker-credential"] + arguments : arguments
     }
 

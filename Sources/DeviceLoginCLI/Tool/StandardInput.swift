@@ -41,21 +41,37 @@ struct StandardInput: Sendable {
     /// arrive. Runs on a Dispatch thread: a pipe's writer may take its time.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` when reading fails.
     func read(limit: Int, until isComplete: @escaping @Sendable ([UInt8]) -> Bool) async throws -> Read {
-        let nextChunk = nextChunk
-        return try await withCheckedThrowingContinuation { continuation in
+        try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        var bytes: [UInt8] = []
-                        while true {
-                            let chunk = try nextChunk(min(4096, limit + 1 - bytes.count))
-                            if chunk.isEmpty { return Read(bytes: bytes, ending: .endOfInput) }
-                            bytes += chunk
-                            if bytes.count > limit { return Read(bytes: bytes, ending: .tooLong) }
-                            if isComplete(bytes) { return Read(bytes: bytes, ending: .complete) }
-                        }
-                    })
+                continuation.resume(with: Result { try readOnCallingThread(limit: limit, until: isComplete) })
             }
+        }
+    }
+
+    /// ``read(limit:until:)`` on the calling thread, which it blocks: for the fast lane (``FastLane``), which runs
+    /// before any concurrency starts, and for the thread `read(limit:until:)` hops to.
+    func readOnCallingThread(limit: Int, until isComplete: ([UInt8]) -> Bool) throws -> Read {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = try nextChunk(min(4096, limit + 1 - bytes.count))
+            if chunk.isEmpty { return Read(bytes: bytes, ending: .endOfInput) }
+            bytes += chunk
+            if bytes.count > limit { return Read(bytes: bytes, ending: .tooLong) }
+            if isComplete(bytes) { return Read(bytes: bytes, ending: .complete) }
+        }
+    }
+
+    /// `bytes` first, then what `rest` reads: the input as it was before the fast lane read `bytes` from it.
+    static func replaying(_ bytes: [UInt8], then rest: StandardInput) -> StandardInput {
+        let first = bytes.isEmpty ? nil : StandardInput.bytes(bytes)
+        let replayed = Locked(first == nil)
+        return StandardInput { count in
+            if !replayed.withLock({ $0 }), let first {
+                let chunk = try first.nextChunk(count)
+                if !chunk.isEmpty { return chunk }
+                replayed.withLock { $0 = true }
+            }
+            return try rest.nextChunk(count)
         }
     }
 

@@ -82,8 +82,8 @@ struct CLIProcessTests {
 
     @Test("the runtime's crash reports stay off unless SWIFT_BACKTRACE asks for them")
     func crashReports() {
-        #expect(!CLIProcess.keepsRuntimeCrashReports(environment: [:]))
-        #expect(!CLIProcess.keepsRuntimeCrashReports(environment: ["SWIFT_BACKTRACE_X": "1"]))
-        #expect(CLIProcess.keepsRuntimeCrashReports(environment: ["SWIFT_BACKTRACE": "enable=yes"]))
+        #expect(!CLIProcess.keepsRuntimeCrashReports(variable: { _ in nil }))
+        #expect(!CLIProcess.keepsRuntimeCrashReports(variable: { ["SWIFT_BACKTRACE_X": "1"][$0] }))
+        #expect(CLIProcess.keepsRuntimeCrashReports(variable: { ["SWIFT_BACKTRACE": "enable=yes"][$0] }))
     }
 }

@@ -1,0 +1,254 @@
+/// A strict JSON parser (RFC 8259) into ``JSONValue``, without `JSONDecoder`.
+///
+/// For the start-up of the CLI's fast lane, which reads a stored profile before anything else runs: `JSONDecoder`
+/// and `Codable` instantiate generic metadata at run time, which costs more than the lane's whole answer. It is
+/// stricter than `JSONDecoder`, never more lenient, so a caller that falls back to the decoder on an error loses
+/// nothing: it refuses duplicate keys, invalid UTF-8, unpaired surrogates, control characters in strings, leading
+/// zeros, a byte-order mark, anything after the value, nesting deeper than ``maximumDepth`` and numbers that do
+/// not fit a `Double`.
+struct JSONParser {
+    /// The deepest nesting of arrays and objects accepted.
+    static let maximumDepth = 64
+
+    /// Why a text is not JSON: the byte offset and what was wrong there.
+    struct Failure: Error, Equatable, CustomStringConvertible {
+        let offset: Int
+        let reason: String
+
+        var description: String { "invalid JSON at byte \(offset): \(reason)" }
+    }
+
+    private let bytes: [UInt8]
+    private var index = 0
+
+    private init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Parses `bytes`, which must hold exactly one JSON value (with white space around it).
+    /// - Throws: ``Failure``.
+    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+        var parser = JSONParser(bytes)
+        parser.skipWhiteSpace()
+        let value = try parser.value(depth: 0)
+        parser.skipWhiteSpace()
+        guard parser.index == bytes.count else { throw parser.failure("text after the value") }
+        return value
+    }
+
+    // MARK: - Values
+
+    private mutating func value(depth: Int) throws(Failure) -> JSONValue {
+        guard let byte = peek() else { throw failure("the text ended where a value was expected") }
+        switch byte {
+        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "["): return try array(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+        default: throw failure("unexpected character")
+        }
+    }
+
+    private mutating func object(depth: Int) throws(Failure) -> JSONValue {
+        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+        index += 1
+        var members: [String: JSONValue] = [:]
+        skipWhiteSpace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            guard peek() == UInt8(ascii: "\"") else { throw failure("a member name must be a string") }
+            let keyOffset = index
+            let key = try string()
+            skipWhiteSpace()
+            try expect(UInt8(ascii: ":"), "a ':' after the member name")
+            skipWhiteSpace()
+            let member = try value(depth: depth)
+            guard members.updateValue(member, forKey: key) == nil else {
+                throw Failure(offset: keyOffset, reason: "the member name \"\(key)\" appears twice")
+            }
+            skipWhiteSpace()
+            if peek() == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            try expect(UInt8(ascii: ","), "a ',' or '}' after the member")
+            skipWhiteSpace()
+        }
+    }
+
+    private mutating func array(depth: Int) throws(Failure) -> JSONValue {
+        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhiteSpace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try value(depth: depth))
+            skipWhiteSpace()
+            if peek() == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
+            try expect(UInt8(ascii: ","), "a ',' or ']' after the element")
+            skipWhiteSpace()
+        }
+    }
+
+    // MARK: - Strings
+
+    private mutating func string() throws(Failure) -> String {
+        let start = index
+        index += 1
+        var utf8: [UInt8] = []
+        while true {
+            guard let byte = peek() else { throw Failure(offset: start, reason: "the string does not end") }
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: utf8, as: UTF8.self) else {
+                    throw Failure(offset: start, reason: "the string is not valid UTF-8")
+                }
+                return text
+            case UInt8(ascii: "\\"):
+                try escape(into: &utf8)
+            case 0x00..<0x20:
+                throw failure("a control character in a string", at: index - 1)
+            default:
+                utf8.append(byte)
+            }
+        }
+    }
+
+    private mutating func escape(into utf8: inout [UInt8]) throws(Failure) {
+        guard let byte = peek() else { throw failure("the text ended in an escape") }
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(byte)
+        case UInt8(ascii: "b"): utf8.append(0x08)
+        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "n"): utf8.append(0x0A)
+        case UInt8(ascii: "r"): utf8.append(0x0D)
+        case UInt8(ascii: "t"): utf8.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try hexQuad()
+            if (0xD800..<0xDC00).contains(scalar) {
+                // A high surrogate: a low one must follow, as a second \u escape.
+                guard peek() == UInt8(ascii: "\\"), peek(1) == UInt8(ascii: "u") else {
+                    throw failure("an unpaired surrogate in a \\u escape")
+                }
+                index += 2
+                let low = try hexQuad()
+                guard (0xDC00..<0xE000).contains(low) else { throw failure("an unpaired surrogate in a \\u escape") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(scalar) {
+                throw failure("an unpaired surrogate in a \\u escape")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw failure("an invalid \\u escape") }
+            UTF8.encode(unicode) { utf8.append($0) }
+        default:
+            throw failure("an unknown escape", at: index - 1)
+        }
+    }
+
+    private mutating func hexQuad() throws(Failure) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = peek(), let digit = Self.hexDigit(byte) else {
+                throw failure("a \\u escape needs 4 hex digits")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    // MARK: - Numbers and literals
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, as a finite `Double`.
+    private mutating func number() throws(Failure) -> Double {
+        let start = index
+        if peek() == UInt8(ascii: "-") { index += 1 }
+        if peek() == UInt8(ascii: "0") {
+            index += 1
+            if let next = peek(), Self.isDigit(next) { throw failure("a number with a leading zero", at: start) }
+        } else {
+            guard digits() > 0 else { throw failure("a number needs digits", at: start) }
+        }
+        if peek() == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { throw failure("a number needs digits after '.'", at: start) }
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            index += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { throw failure("a number needs digits in its exponent", at: start) }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            throw failure("a number out of range", at: start)
+        }
+        return value
+    }
+
+    private mutating func digits() -> Int {
+        let start = index
+        while let byte = peek(), Self.isDigit(byte) { index += 1 }
+        return index - start
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private mutating func literal(_ word: StaticString) throws(Failure) {
+        let start = index
+        let expected = UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        for byte in expected {
+            guard peek() == byte else { throw failure("an unknown literal", at: start) }
+            index += 1
+        }
+    }
+
+    // MARK: - Scanning
+
+    private func peek(_ ahead: Int = 0) -> UInt8? {
+        index + ahead < bytes.count ? bytes[index + ahead] : nil
+    }
+
+    private mutating func skipWhiteSpace() {
+        while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    }
+
+    private mutating func expect(_ byte: UInt8, _ what: String) throws(Failure) {
+        guard peek() == byte else { throw failure("expected " + what) }
+        index += 1
+    }
+
+    private func failure(_ reason: String, at offset: Int? = nil) -> Failure {
+        Failure(offset: offset ?? index, reason: reason)
+    }
+}

@@ -1,0 +1,160 @@
+import DeviceLogin
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The fast lane: the answer of `token` and of the integration helpers when the stored access token is valid,
+/// given before the process starts anything else — no concurrency runtime, no signal handlers, no command table,
+/// no transport. git calls its helper on every fetch and kubectl its plugin on every command (issue 9, "the fast
+/// path"), so this is the product's hottest path.
+///
+/// The lane answers only what it can answer exactly as the full path would: the command's own option table and
+/// parser, the store's own read and checks (``FileTokenStore/loadOnCallingThread(profile:)``), the same validity
+/// rule (``TokenSet/accessToken(validAfter:)`` with the refresh margin), the same answer formatting. Anything else —
+/// no profile, a token to refresh, an option or environment variable it does not take, a file that cannot be
+/// read, a profile whose client configuration is incomplete — it leaves to the full path, which then answers it,
+/// errors included, as before. The lane writes nothing until it has the whole answer, so leaving costs nothing
+/// but its read of the profile file.
+enum FastLane {
+    /// What the lane reads of the process, as lookups: building the whole environment costs more than the lane's
+    /// answer does.
+    final class Process {
+        /// The value of an environment variable (`getenv`).
+        let environment: (String) -> String?
+        /// Standard output.
+        let stdout: ResultSink
+        /// The time now.
+        let now: Date
+        /// What the lane read of standard input: the full path, when the lane leaves the answer to it, reads
+        /// these bytes first (``StandardInput/replaying(_:then:)``).
+        private(set) var inputRead: [UInt8] = []
+        private let input: StandardInput
+
+        init(environment: @escaping (String) -> String?, stdin: StandardInput, stdout: ResultSink, now: Date) {
+            self.environment = environment
+            self.input = stdin
+            self.stdout = stdout
+            self.now = now
+        }
+
+        /// Reads standard input as ``StandardInput/read(limit:until:)`` does, on this thread; nil when reading
+        /// fails (the full path reads again and reports it).
+        func readInput(limit: Int, until isComplete: ([UInt8]) -> Bool) -> StandardInput.Read? {
+            guard let read = try? input.readOnCallingThread(limit: limit, until: isComplete) else { return nil }
+            inputRead += read.bytes
+            return read
+        }
+    }
+
+    /// An answer: what to write on stdout and the exit code.
+    struct Answer: Equatable {
+        var text: String
+        var code: ExitCode = .success
+    }
+
+    /// Answers `arguments` (without the program name; after ``CLI/arguments(program:_:)``) when the lane can.
+    /// - Returns: The exit code when it answered; nil when the full path must run.
+    static func answer(_ arguments: [String], process: Process) -> ExitCode? {
+        guard let answer = self.answer(to: arguments, process: process) else { return nil }
+        do throws(ResultSink.WriteError) {
+            try process.stdout.write(answer.text)
+            return answer.code
+        } catch {
+            // As the full path reports an unwritten result (``CLI/unwritten(_:context:)``).
+            TextSink.fileDescriptor(2).line("device-login: " + error.message)
+            return .ioError
+        }
+    }
+
+    /// The answer to `arguments`, written by no one yet; nil when the full path must answer.
+    static func answer(to arguments: [String], process: Process) -> Answer? {
+        guard let name = arguments.first else { return nil }
+        let rest = Array(arguments.dropFirst())
+        switch name {
+        case TokenCommand.spec.name: return TokenCommand.fastAnswer(rest, process: process)
+        case CurlConfigCommand.spec.name: return CurlConfigCommand.fastAnswer(rest, process: process)
+        case KubectlCredentialCommand.name: return KubectlCredentialCommand.fastAnswer(rest, process: process)
+        case GitCredentialCommand.name: return GitCredentialCommand.fastAnswer(rest, process: process)
+        case DockerCredentialCommand.name: return DockerCredentialCommand.fastAnswer(rest, process: process)
+        default: return nil
+        }
+    }
+
+    /// The options `spec` was given, when they are only those in `allowed` (by option name); nil for anything
+    /// else, a usage error included (the full path reports it). (An array, not a `Set`: a set of strings is
+    /// generic metadata made at run time, which costs the lane a tenth of its time.)
+    static func options(_ arguments: [String], for spec: CommandSpec, allowing allowed: [String], process: Process)
+        -> ParsedOptions?
+    {
+        var environment: [String: String] = [:]
+        for option in spec.options {
+            if let value = process.environment(option.environmentVariable) {
+                environment[option.environmentVariable] = value
+            }
+        }
+        guard
+            let options = try? ArgumentParser.parse(
+                arguments, options: spec.options, command: spec.name, environment: environment,
+                maximumPositionals: spec.maximumPositionals)
+        else { return nil }
+        for option in spec.options where options.has(option.name) && !allowed.contains(option.name) { return nil }
+        return options
+    }
+
+    /// The store the environment names; nil when it names none (the full path says why).
+    static func store(_ process: Process) -> FileTokenStore? {
+        var environment: [String: String] = [:]
+        for name in FileTokenStore.environmentVariables {
+            if let value = process.environment(name) { environment[name] = value }
+        }
+        return try? FileTokenStore(environment: environment)
+    }
+
+    /// The stored access token of the profile `--profile` names (default `default`), when it stays valid for
+    /// `lifetime` or the refresh margin, the longer; nil when the full path must run.
+    static func storedToken(_ options: ParsedOptions, lifetime: Duration = .zero, process: Process)
+        -> (token: String, expiresAt: Date?)?
+    {
+        guard let store = store(process),
+            let glance = try? store.glanceOnCallingThread(profile: options.value("profile") ?? Profile.defaultName)
+        else { return nil }
+        return storedToken(glance, lifetime: lifetime, process: process)
+    }
+
+    /// The profile that serves `url`, as ``HelperSession/open(_:serving:command:context:)`` finds it: the one
+    /// `--profile` names, else the one bound to `url` best.
+    /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a profile that
+    ///   cannot be read, which it warns about; two that tie, which it refuses).
+    static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> RecordGlance?? {
+        guard let store = store(process) else { return nil }
+        if let name = options.value("profile") {
+            guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
+            return .some(glance)
+        }
+        guard let names = try? store.profileNamesOnCallingThread() else { return nil }
+        var best: (glance: RecordGlance, length: Int, tied: Bool)?
+        for name in names {
+            guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
+            guard let length = glance.matchLength(url) else { continue }
+            if let current = best, current.length > length { continue }
+            best = (glance, length, best?.length == length)
+        }
+        guard let best else { return .some(nil) }
+        return best.tied ? nil : .some(best.glance)
+    }
+
+    /// The access token `glance` shows, when it stays valid for `lifetime` or the refresh margin, the longer.
+    static func storedToken(_ glance: RecordGlance, lifetime: Duration, process: Process)
+        -> (token: String, expiresAt: Date?)?
+    {
+        // The full path makes the client configuration before it looks at the tokens, and fails when the profile
+        // needs a client secret it does not store: so does the lane, by leaving it to the full path.
+        guard glance.hasClientConfiguration else { return nil }
+        let validAfter = process.now.addingTimeInterval(max(TokenState.defaultRefreshMargin, lifetime).timeInterval)
+        guard let token = glance.accessToken(validAfter: validAfter) else { return nil }
+        return (token, glance.expiresAt)
+    }
+}
