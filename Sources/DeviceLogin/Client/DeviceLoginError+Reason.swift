@@ -45,47 +45,38 @@ extension DeviceLoginError {
 
         /// Which situation this is.
         public let kind: Kind
+        // The facts are `private(set) var` rather than `let` so that the compiler's memberwise initializer, which the
+        // factories below use, gives each of them a nil default.
         /// The endpoint that is missing, for ``Kind/missingEndpoint``.
-        public let endpoint: Endpoint?
+        public private(set) var endpoint: Endpoint?
         /// The profile that is not signed in, for ``Kind/notSignedIn``.
-        public let profile: String?
+        public private(set) var profile: String?
         /// The file at fault, for ``Kind/storeLocked`` (the lock file) and ``Kind/storeFromNewerVersion``.
-        public let path: String?
+        public private(set) var path: String?
         /// The format version found in the file, for ``Kind/storeFromNewerVersion``.
-        public let formatVersion: Int?
-
-        private init(
-            _ kind: Kind, endpoint: Endpoint? = nil, profile: String? = nil, path: String? = nil,
-            formatVersion: Int? = nil
-        ) {
-            self.kind = kind
-            self.endpoint = endpoint
-            self.profile = profile
-            self.path = path
-            self.formatVersion = formatVersion
-        }
+        public private(set) var formatVersion: Int?
 
         /// `endpoint` is in neither the server's metadata nor the configuration.
         public static func missingEndpoint(_ endpoint: Endpoint) -> Reason {
-            Reason(.missingEndpoint, endpoint: endpoint)
+            Reason(kind: .missingEndpoint, endpoint: endpoint)
         }
 
         /// The server refused the scopes asked for.
-        public static let scopeRefused = Reason(.scopeRefused)
+        public static let scopeRefused = Reason(kind: .scopeRefused)
 
         /// Nobody is signed in to `profile` (any more).
         public static func notSignedIn(profile: String) -> Reason {
-            Reason(.notSignedIn, profile: profile)
+            Reason(kind: .notSignedIn, profile: profile)
         }
 
         /// Another process holds the lock file at `path`.
         public static func storeLocked(path: String) -> Reason {
-            Reason(.storeLocked, path: path)
+            Reason(kind: .storeLocked, path: path)
         }
 
         /// The token file at `path` has format `version`, newer than this version reads.
         public static func storeFromNewerVersion(path: String, version: Int) -> Reason {
-            Reason(.storeFromNewerVersion, path: path, formatVersion: version)
+            Reason(kind: .storeFromNewerVersion, path: path, formatVersion: version)
         }
 
         /// The kind and its facts: `missingEndpoint(token_endpoint)`, `notSignedIn(profile: work)`.

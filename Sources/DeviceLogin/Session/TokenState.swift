@@ -81,6 +81,8 @@ public actor TokenState {
 
     /// How many status changes a slow observer's stream buffers; older ones are dropped, the newest kept.
     public static let observerBufferSize = 64
+    /// The refresh margin when none is given: 60 seconds.
+    public static let defaultRefreshMargin = Duration.seconds(60)
     /// Leeway for the ID token's `exp` (see ``IDTokenClaims/validate(issuer:clientID:now:leeway:)``).
     public static let idTokenLeeway = IDTokenClaims.defaultLeeway
 
@@ -90,8 +92,6 @@ public actor TokenState {
     public nonisolated let client: ClientConfiguration
     /// How long before expiry an access token is refreshed: default ``defaultRefreshMargin``.
     public nonisolated let refreshMargin: Duration
-    /// The default ``refreshMargin``: 60 seconds.
-    public static let defaultRefreshMargin: Duration = .seconds(60)
 
     let tokenStore: (any TokenStore)?
     let transport: any HTTPTransport
@@ -116,7 +116,7 @@ public actor TokenState {
     ///   - transport: How requests are sent.
     ///   - clock: The clock for waiting out `Retry-After`; default ``SystemTime/clock``.
     ///   - now: Wall-clock time, for expiry; default ``SystemTime/now()``.
-    ///   - refreshMargin: How long before expiry to refresh; default 60 seconds.
+    ///   - refreshMargin: How long before expiry to refresh; default ``defaultRefreshMargin``.
     public init(
         profile: Profile,
         client: ClientConfiguration,
@@ -124,7 +124,7 @@ public actor TokenState {
         transport: any HTTPTransport,
         clock: any Clock<Duration> = SystemTime.clock,
         now: @escaping @Sendable () -> Date = SystemTime.now,
-        refreshMargin: Duration = TokenState.defaultRefreshMargin
+        refreshMargin: Duration = defaultRefreshMargin
     ) {
         self.init(
             profile: profile, client: client, store: store, transport: transport, clock: clock, now: now,
@@ -148,7 +148,7 @@ public actor TokenState {
         transport: any HTTPTransport,
         clock: any Clock<Duration> = SystemTime.clock,
         now: @escaping @Sendable () -> Date = SystemTime.now,
-        refreshMargin: Duration = TokenState.defaultRefreshMargin
+        refreshMargin: Duration = defaultRefreshMargin
     ) {
         self.init(
             profile: record.profile, client: client, store: store, transport: transport, clock: clock, now: now,

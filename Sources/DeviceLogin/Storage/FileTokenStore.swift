@@ -57,18 +57,19 @@ public struct FileTokenStore: TokenStore {
     public let directory: String
     /// How long ``withExclusiveAccess(profile:_:)`` waits for another process before giving up.
     public let lockTimeout: Duration
+    /// The lock timeout when none is given: 60 seconds, longer than a refresh request may take.
+    public static let defaultLockTimeout = Duration.seconds(60)
     let clock: any Clock<Duration>
 
     /// Creates a store in `directory`, which is created (mode `0700`) on the first write.
     /// - Parameters:
     ///   - directory: An absolute directory path.
     ///   - clock: The clock the lock waits on; default ``SystemTime/clock``.
-    ///   - lockTimeout: How long to wait for another process's lock; default 60 seconds (longer than a refresh
-    ///     request may take).
+    ///   - lockTimeout: How long to wait for another process's lock; default ``defaultLockTimeout``.
     public init(
         directory: String,
         clock: any Clock<Duration> = SystemTime.clock,
-        lockTimeout: Duration = .seconds(60)
+        lockTimeout: Duration = defaultLockTimeout
     ) {
         var path = directory
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
@@ -86,7 +87,7 @@ public struct FileTokenStore: TokenStore {
     public init(
         environment: [String: String],
         clock: any Clock<Duration> = SystemTime.clock,
-        lockTimeout: Duration = .seconds(60)
+        lockTimeout: Duration = defaultLockTimeout
     ) throws {
         self.init(
             directory: try Self.defaultDirectory(environment: environment), clock: clock,

@@ -5,7 +5,7 @@
 public struct TransportError: Error, Sendable, Hashable {
     /// What went wrong, as an open set of kinds.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        private enum Code: Hashable, Sendable {
+        private enum Code: String, Hashable, Sendable {
             case dnsFailure, connectionFailed, timedOut, tlsFailure, certificateVerificationFailed, responseTooLarge
             case insecureURL, invalidResponse, other
         }
@@ -43,19 +43,8 @@ public struct TransportError: Error, Sendable, Hashable {
             }
         }
 
-        public var description: String {
-            switch code {
-            case .dnsFailure: return "dnsFailure"
-            case .connectionFailed: return "connectionFailed"
-            case .timedOut: return "timedOut"
-            case .tlsFailure: return "tlsFailure"
-            case .certificateVerificationFailed: return "certificateVerificationFailed"
-            case .responseTooLarge: return "responseTooLarge"
-            case .insecureURL: return "insecureURL"
-            case .invalidResponse: return "invalidResponse"
-            case .other: return "other"
-            }
-        }
+        /// The kind's name: `timedOut`, `certificateVerificationFailed`.
+        public var description: String { code.rawValue }
     }
 
     /// The kind of failure.

@@ -1,3 +1,5 @@
+import DeviceLogin
+
 /// The scanner behind ``Sanitizer``: a small state machine over Unicode scalars that drops escape sequences whole.
 struct EscapeFilter {
     private enum State {
@@ -79,21 +81,12 @@ struct EscapeFilter {
         case 0x09...0x0D, 0x2028, 0x2029:
             return " "
         default:
-            let properties = scalar.properties
-            switch properties.generalCategory {
-            case .control, .format, .privateUse, .unassigned, .surrogate:
-                return nil
-            case .spaceSeparator:
-                // No-break, ideographic and other spaces look like a space but are not one to a search or a
-                // comparison: shown as a plain space.
-                return " "
-            default:
-                // Characters that draw nothing yet are not format characters: the Hangul fillers (U+115F, U+1160,
-                // U+3164, U+FFA0), the combining grapheme joiner (U+034F), variation selectors, and the blank
-                // Braille pattern (U+2800), which renders as empty space.
-                if properties.isDefaultIgnorableCodePoint || scalar.value == 0x2800 { return nil }
-                return scalar
-            }
+            // Controls, format characters, and the characters that draw nothing without being format characters
+            // (Hangul fillers, variation selectors, the blank Braille pattern): the core's one definition.
+            if scalar.drawsNothing { return nil }
+            // No-break, ideographic and other spaces look like a space but are not one to a search or a comparison:
+            // shown as a plain space. (No space separator draws nothing, so the order of the two checks is free.)
+            return scalar.properties.generalCategory == .spaceSeparator ? " " : scalar
         }
     }
 }

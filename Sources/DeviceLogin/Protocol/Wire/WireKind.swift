@@ -61,17 +61,14 @@ extension WireKind where Value == Int {
 }
 
 extension String {
-    /// Whether the text has at least one character a person can see: not only spaces, controls, format characters,
-    /// or characters that draw nothing (Hangul fillers, the blank Braille pattern, variation selectors).
+    /// Whether the text has at least one character a person can see: not only spaces, line separators and
+    /// characters that draw nothing (`Unicode.Scalar.drawsNothing`: controls, format characters, Hangul fillers,
+    /// the blank Braille pattern, variation selectors).
     var hasVisibleCharacter: Bool {
         unicodeScalars.contains { scalar in
-            let properties = scalar.properties
-            switch properties.generalCategory {
-            case .control, .format, .privateUse, .unassigned, .surrogate, .spaceSeparator, .lineSeparator,
-                .paragraphSeparator:
-                return false
-            default:
-                return !properties.isDefaultIgnorableCodePoint && scalar.value != 0x2800
+            switch scalar.properties.generalCategory {
+            case .spaceSeparator, .lineSeparator, .paragraphSeparator: return false
+            default: return !scalar.drawsNothing
             }
         }
     }
