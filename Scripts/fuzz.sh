@@ -5,6 +5,7 @@
 #   sanitizer      the terminal sanitiser and SafeURI, with their promises checked on every input
 #   http-request   the testing kit's HTTP/1.1 request parser, fed in chunks
 #   git-credential git's credential-helper protocol as git-credential reads and writes it
+#   stored-record  the fast lane's JSON parser and record glance, checked against JSONDecoder and the full decoder
 # Each target starts from its checked-in seed corpus (Tests/Fuzz/Corpus/NAME) in a working copy under .build/fuzz,
 # runs for SECONDS (default 60), and prints its executions and corpus size. A crash, a failed check or a sanitizer
 # report fails the script and leaves the input in .build/fuzz/artifacts/NAME/.
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 [[ "$seconds" =~ ^[0-9]+$ ]] && ((seconds > 0 && seconds <= 86400)) || { echo "fuzz.sh: SECONDS must be 1-86400" >&2; exit 64; }
 shift || true
-all=(server-reply jwt sanitizer http-request git-credential)
+all=(server-reply jwt sanitizer http-request git-credential stored-record)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -27,6 +28,7 @@ source_of() {
         sanitizer) echo Tests/Fuzz/SanitizerFuzzer.swift ;;
         http-request) echo Tests/Fuzz/HTTPRequestParserFuzzer.swift ;;
         git-credential) echo Tests/Fuzz/GitCredentialFuzzer.swift ;;
+        stored-record) echo Tests/Fuzz/StoredRecordFuzzer.swift ;;
         *) echo "fuzz.sh: unknown target $1 (targets: ${all[*]})" >&2; exit 64 ;;
     esac
 }

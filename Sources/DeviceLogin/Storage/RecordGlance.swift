@@ -11,7 +11,10 @@ import Foundation
 /// It reads the fields by the stored form's own keys (the `CodingKeys` of ``ProfileRecord``, ``Profile`` and
 /// ``TokenSet``) and checks what the decoder checks of them; a record it cannot read — a field missing or of
 /// another type, a time outside ``TokenSet/storedTimes``, a newer format version, another profile's name — is nil,
-/// and its reader asks the full decoder, which reports it.
+/// and its reader asks the full decoder, which reports it. It reads only these fields: a record that is broken
+/// elsewhere (its endpoints, say) still gives its access token here, and every command that reads it whole reports
+/// it. Where both read a record they agree on every field, and it reads every record the decoder reads; the
+/// `stored-record` fuzz target checks both.
 package struct RecordGlance: Sendable, Equatable {
     /// The profile's name.
     package var name: String
@@ -22,15 +25,16 @@ package struct RecordGlance: Sendable, Equatable {
     package var username: String?
     /// The URL prefixes the profile serves (``Profile/bindings``).
     package var bindings: [URLBinding]
-    /// The main access token and its expiry, when the record holds tokens.
+    /// The main access token, its type and its expiry, when the record holds tokens.
     package var accessToken: String?
+    package var tokenType: String?
     package var expiresAt: Date?
 
     /// Reads `bytes`, a stored record of the profile `name`; nil when the full decoder must read it.
     package init?(_ bytes: [UInt8], profile name: String) {
         // ProfileRecord's keys are its property names (synthesized Codable).
         guard case .object(let record)? = try? JSONParser.parse(bytes),
-            case .number(let version)? = record["version"], version == version.rounded(), version >= 0,
+            case .number(let version)? = record["version"], version == version.rounded(),
             version <= Double(ProfileRecord.currentVersion),
             case .object(let profile)? = record["profile"],
             case .string(let storedName)? = profile[Profile.CodingKeys.name.rawValue], storedName == name
@@ -66,14 +70,16 @@ package struct RecordGlance: Sendable, Equatable {
         switch record["tokens"] {
         case nil, .null?:
             accessToken = nil
+            tokenType = nil
             expiresAt = nil
         case .object(let tokens)?:
             typealias Key = TokenSet.ResourceToken.CodingKeys
             guard case .string(let token)? = tokens[Key.accessToken.rawValue],
-                case .string? = tokens[Key.tokenType.rawValue],
+                case .string(let type)? = tokens[Key.tokenType.rawValue],
                 case .number(let issuedAt)? = tokens[Key.issuedAt.rawValue], TokenSet.storedTimes.contains(issuedAt)
             else { return nil }
             accessToken = token
+            tokenType = type
             switch tokens[Key.expiresAt.rawValue] {
             case nil, .null?: expiresAt = nil
             case .number(let seconds)? where TokenSet.storedTimes.contains(seconds):

@@ -184,6 +184,26 @@ struct FastLaneTests {
         #expect(process(["token", "--profile", "given"]) == nil)
     }
 
+    @Test func leavesATokenThatIsNotABearerToken() async throws {
+        let profiles = try ProfileFixture()
+        defer { profiles.remove() }
+        let now = Date()
+        for (name, type) in [("bearer", "bearer"), ("dpop", "DPoP")] {
+            try await profiles.save(
+                TokenSet(
+                    accessToken: "at-\(name)", tokenType: type, expiresAt: now.addingTimeInterval(3600), issuedAt: now),
+                name: name)
+        }
+        let answer = { (name: String) -> FastLane.Answer? in
+            let process = FastLane.Process(
+                environment: { profiles.environment[$0] }, stdin: .empty, stdout: .failing(EBADF), now: now)
+            return FastLane.answer(to: ["token", "--profile", name], process: process)
+        }
+
+        #expect(answer("bearer") == FastLane.Answer(text: "at-bearer\n"))
+        #expect(answer("dpop") == nil)
+    }
+
     @Test func aResultThatCannotBeWrittenIsExit74() async throws {
         let fixture = try HelperFixture()
         defer { fixture.remove() }

@@ -35,6 +35,7 @@ struct RecordGlanceTests {
         #expect(glance.effectiveUsername == decoded.profile.effectiveUsername)
         #expect(glance.bindings == decoded.profile.bindings)
         #expect(glance.accessToken == decoded.tokens?.accessToken)
+        #expect(glance.tokenType == decoded.tokens?.tokenType)
         #expect(glance.expiresAt == decoded.tokens?.expiresAt)
         let url = try URLBinding("https://git.example.test/team/repo.git")
         #expect(glance.matchLength(url) == decoded.profile.matchLength(url))

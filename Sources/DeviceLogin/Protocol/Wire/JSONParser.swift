@@ -59,52 +59,49 @@ struct JSONParser {
     }
 
     private mutating func object(depth: Int) throws(Failure) -> JSONValue {
-        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
-        index += 1
         var members: [String: JSONValue] = [:]
-        skipWhiteSpace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            guard peek() == UInt8(ascii: "\"") else { throw failure("a member name must be a string") }
-            let keyOffset = index
-            let key = try string()
-            skipWhiteSpace()
-            try expect(UInt8(ascii: ":"), "a ':' after the member name")
-            skipWhiteSpace()
-            let member = try value(depth: depth)
+        try sequence(depth: depth, closing: UInt8(ascii: "}"), what: "member") { parser throws(Failure) in
+            guard parser.peek() == UInt8(ascii: "\"") else { throw parser.failure("a member name must be a string") }
+            let keyOffset = parser.index
+            let key = try parser.string()
+            parser.skipWhiteSpace()
+            try parser.expect(UInt8(ascii: ":"), "a ':' after the member name")
+            parser.skipWhiteSpace()
+            let member = try parser.value(depth: depth)
             guard members.updateValue(member, forKey: key) == nil else {
                 throw Failure(offset: keyOffset, reason: "the member name \"\(key)\" appears twice")
             }
-            skipWhiteSpace()
-            if peek() == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
-            try expect(UInt8(ascii: ","), "a ',' or '}' after the member")
-            skipWhiteSpace()
         }
+        return .object(members)
     }
 
     private mutating func array(depth: Int) throws(Failure) -> JSONValue {
+        var elements: [JSONValue] = []
+        try sequence(depth: depth, closing: UInt8(ascii: "]"), what: "element") { parser throws(Failure) in
+            elements.append(try parser.value(depth: depth))
+        }
+        return .array(elements)
+    }
+
+    /// The items of an object or an array, from its opening bracket to `closing`, each read by `item`.
+    private mutating func sequence(
+        depth: Int, closing: UInt8, what: String, item: (inout JSONParser) throws(Failure) -> Void
+    ) throws(Failure) {
         guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
         index += 1
-        var elements: [JSONValue] = []
         skipWhiteSpace()
-        if peek() == UInt8(ascii: "]") {
+        if peek() == closing {
             index += 1
-            return .array(elements)
+            return
         }
         while true {
-            elements.append(try value(depth: depth))
+            try item(&self)
             skipWhiteSpace()
-            if peek() == UInt8(ascii: "]") {
+            if peek() == closing {
                 index += 1
-                return .array(elements)
+                return
             }
-            try expect(UInt8(ascii: ","), "a ',' or ']' after the element")
+            try expect(UInt8(ascii: ","), "a ',' or '\(Character(Unicode.Scalar(closing)))' after the \(what)")
             skipWhiteSpace()
         }
     }
