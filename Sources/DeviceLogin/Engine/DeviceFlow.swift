@@ -88,13 +88,13 @@ public struct DeviceFlow: Sendable {
             return authorization
         case .oauthError(let error):
             var failure = DeviceLoginError.server(error, while: "the device authorization request")
-            if error.code == .invalidClient || error.code == .unauthorizedClient {
+            if error.code == .invalidClient {
                 failure.hint = "check the client ID (and secret), and that the client may use the device flow"
             } else if error.code == .invalidScope {
                 failure.hint = "ask for scopes the server knows"
                 failure.reason = .scopeRefused
             }
-            throw failure
+            throw failure.advisingOnKnownRefusal()
         case .httpError(let status, _, _):
             throw DeviceLoginError(
                 .transport, "the device authorization endpoint answered HTTP \(status)",
