@@ -16,7 +16,8 @@ struct TestingKitDemoServer: DemoServer {
         let model = MockAuthorizationServer(
             configuration: MockAuthorizationServer.Configuration(
                 issuer: "http://127.0.0.1", deviceCodeLifetime: 600, interval: options.interval,
-                rotatesRefreshTokens: true, recording: .summary, maximumRecords: 10_000, defaultScript: script
+                rotatesRefreshTokens: true, recording: .summary, maximumRecords: 10_000, defaultScript: script,
+                verificationURIOverride: options.verificationURI
             )
         )
         server = try LoopbackServer(model: model, port: options.port)

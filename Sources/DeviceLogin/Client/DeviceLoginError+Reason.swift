@@ -10,6 +10,8 @@ extension DeviceLoginError {
         public struct Kind: Hashable, Sendable, CustomStringConvertible {
             private enum Value: String, Hashable, Sendable {
                 case missingEndpoint, scopeRefused, notSignedIn, storeLocked, storeFromNewerVersion
+                // Known refusals of the device flow: DeviceLoginError+KnownRefusals.swift.
+                case conditionalAccessBlocked, deviceGrantNotAllowed
             }
             private let value: Value
 
@@ -26,6 +28,13 @@ extension DeviceLoginError {
             /// The token file at ``Reason/path`` was written by a newer version, in format
             /// ``Reason/formatVersion``. Advice: upgrade, or move the file aside and sign in again.
             public static let storeFromNewerVersion = Kind(value: .storeFromNewerVersion)
+            /// Microsoft Entra ID's Conditional Access blocked the sign-in (`AADSTS53003` in the server's
+            /// description). Advice: an administrator allows the device code flow for this app and user, or the
+            /// person signs in on a device the policy accepts.
+            public static let conditionalAccessBlocked = Kind(value: .conditionalAccessBlocked)
+            /// The client may not use the device authorization grant (`unauthorized_client`). Advice: enable the
+            /// Device Authorization Grant for the client at the provider.
+            public static let deviceGrantNotAllowed = Kind(value: .deviceGrantNotAllowed)
 
             public var description: String { value.rawValue }
         }
@@ -63,6 +72,12 @@ extension DeviceLoginError {
 
         /// The server refused the scopes asked for.
         public static let scopeRefused = Reason(kind: .scopeRefused)
+
+        /// Conditional Access blocked the device flow (Microsoft Entra ID, `AADSTS53003`).
+        public static let conditionalAccessBlocked = Reason(kind: .conditionalAccessBlocked)
+
+        /// The client may not use the device authorization grant.
+        public static let deviceGrantNotAllowed = Reason(kind: .deviceGrantNotAllowed)
 
         /// Nobody is signed in to `profile` (any more).
         public static func notSignedIn(profile: String) -> Reason {

@@ -15,12 +15,25 @@ public struct DeviceAuthorization: Sendable, Hashable {
     public var receivedAt: Date
     /// Time on the flow's clock, since the flow was created, when the response arrived.
     public var receivedAtElapsed: Duration
+    /// The server the sign-in was started with, which ``hostCheck`` compares the verification URI with: the
+    /// issuer identifier, or the device authorization endpoint's URL when the endpoints were given by hand; nil
+    /// when unknown.
+    public var issuer: String?
 
     /// Creates an authorization value.
-    public init(response: DeviceAuthorizationResponse, receivedAt: Date, receivedAtElapsed: Duration = .zero) {
+    /// - Parameters:
+    ///   - response: The device authorization response.
+    ///   - receivedAt: The wall-clock time it arrived.
+    ///   - receivedAtElapsed: The time on the flow's clock when it arrived.
+    ///   - issuer: The server the sign-in was started with, for ``hostCheck``; nil skips that comparison.
+    public init(
+        response: DeviceAuthorizationResponse, receivedAt: Date, receivedAtElapsed: Duration = .zero,
+        issuer: String? = nil
+    ) {
         self.response = response
         self.receivedAt = receivedAt
         self.receivedAtElapsed = receivedAtElapsed
+        self.issuer = issuer
     }
 
     /// The wall-clock time the device code expires: `receivedAt + expires_in`.
@@ -31,8 +44,23 @@ public struct DeviceAuthorization: Sendable, Hashable {
     public var verificationURI: String { response.verificationURI }
     /// The verification URI with the code in it, if the server gave one.
     public var verificationURIComplete: String? { response.verificationURIComplete }
-    /// The URI to encode in a QR code: the complete URI when given, else the plain one (RFC 8628 §3.3.1).
+    /// The URI to encode in a QR code: the complete URI when given, else the plain one (RFC 8628 §3.3.1). A
+    /// prompt should first ask ``hostCheck`` whether a QR code may be drawn at all.
     public var qrURI: String { response.verificationURIComplete ?? response.verificationURI }
+    /// Where the verification URIs lead, checked against ``issuer`` (RFC 8628 §5.4): the warnings to show before
+    /// the person enters the code, the addresses in the form to show them, and whether a QR code may be drawn.
+    ///
+    /// ```swift
+    /// let check = authorization.hostCheck
+    /// for warning in check.warnings { print("Warning: " + warning.message) }
+    /// print("Open \(check.verificationURI) and enter \(authorization.userCode)")
+    /// ```
+    public var hostCheck: VerificationHostCheck {
+        VerificationHostCheck(
+            verificationURI: response.verificationURI, verificationURIComplete: response.verificationURIComplete,
+            issuer: issuer
+        )
+    }
     /// The interval polling starts with.
     public var initialInterval: Duration { .seconds(response.effectiveInterval) }
     /// The deadline on the flow's clock: `receivedAtElapsed + expires_in`.

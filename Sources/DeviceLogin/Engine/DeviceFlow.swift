@@ -75,16 +75,26 @@ public struct DeviceFlow: Sendable {
         switch ServerReply(response) {
         case .success(let object):
             let parsed = try DeviceAuthorizationResponse(jsonObject: object)
-            return DeviceAuthorization(response: parsed, receivedAt: now(), receivedAtElapsed: clock.elapsed())
+            let authorization = DeviceAuthorization(
+                response: parsed, receivedAt: now(), receivedAtElapsed: clock.elapsed(),
+                issuer: endpoints.issuer ?? endpoints.deviceAuthorization.absoluteString
+            )
+            // A host longer than DNS allows is an attack or a broken server: no prompt, no polling.
+            if let refusal = authorization.hostCheck.refusal {
+                throw DeviceLoginError(
+                    .invalidResponse, "the server sent a sign-in address that cannot be real: \(refusal)"
+                )
+            }
+            return authorization
         case .oauthError(let error):
             var failure = DeviceLoginError.server(error, while: "the device authorization request")
-            if error.code == .invalidClient || error.code == .unauthorizedClient {
+            if error.code == .invalidClient {
                 failure.hint = "check the client ID (and secret), and that the client may use the device flow"
             } else if error.code == .invalidScope {
                 failure.hint = "ask for scopes the server knows"
                 failure.reason = .scopeRefused
             }
-            throw failure
+            throw failure.advisingOnKnownRefusal()
         case .httpError(let status, _, _):
             throw DeviceLoginError(
                 .transport, "the device authorization endpoint answered HTTP \(status)",

@@ -74,11 +74,11 @@ public enum PollScheduler {
                 DeviceLoginError(
                     .accessDenied, "the sign-in request was denied",
                     hint: "run the command again if that was a mistake", oauthError: error
-                ))
+                ).advisingOnKnownRefusal())
         case .expired(let error):
             return .fail(DeviceLoginError.codeExpired(oauthError: error))
         case .oauthError(let error):
-            return .fail(DeviceLoginError.server(error, while: "the token request"))
+            return .fail(DeviceLoginError.server(error, while: "the token request").advisingOnKnownRefusal())
         case .fatal(let error):
             return .fail(error)
         case .transient(_, let retryAfterSeconds):

@@ -38,6 +38,10 @@ package enum DemoCommand {
                         + " for you to approve it on the server's web page)."),
                 .value("port", "PORT", "The port to listen on (default: a free one)."),
                 .value("interval", "SECONDS", "The polling interval the server asks for (default 5)."),
+                .value(
+                    "verification-uri", "URI",
+                    "Have the server send this sign-in page address instead of its own, to see how the"
+                        + " prompt warns about a page on another host."),
                 .value("qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never."),
                 .flag("json", "Print the token response as JSON on stdout."),
                 .flag(

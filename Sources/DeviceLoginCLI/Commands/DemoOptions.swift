@@ -16,12 +16,18 @@ package struct DemoOptions: Sendable, Equatable {
     package var port: UInt16
     /// The polling interval the server asks for, in seconds.
     package var interval: Int
+    /// The `verification_uri` the server sends instead of its own page's address (`--verification-uri`), to show
+    /// the prompt's warning about a page on another host; nil for the server's own.
+    package var verificationURI: String?
     /// Only run the server.
     var serve: Bool
     /// When the sign-in prompt draws a QR code.
     var qr: QRMode
     /// Print the token response as JSON on stdout.
     var json: Bool
+
+    /// The longest `--verification-uri` taken, in bytes: the prompt shows no longer one.
+    static let maximumURILength = 2048
 
     /// Reads the options; every one is checked before any server starts.
     /// - Throws: ``UsageError`` naming the option at fault.
@@ -38,6 +44,11 @@ package struct DemoOptions: Sendable, Equatable {
         approveAfter = try seconds("approve-after", range: 0...3600)
         port = try seconds("port", range: 0...65_535).flatMap(UInt16.init(exactly:)) ?? 0
         interval = try seconds("interval", range: 1...60) ?? 5
+        verificationURI = options.value("verification-uri")
+        if let verificationURI, verificationURI.isEmpty || verificationURI.utf8.count > Self.maximumURILength {
+            throw UsageError(
+                "--verification-uri must be a URI of 1 to \(Self.maximumURILength) bytes", command: "demo")
+        }
         serve = options.flag("serve")
         qr = try LoginSettings.qrMode(options, command: "demo")
         json = options.flag("json")

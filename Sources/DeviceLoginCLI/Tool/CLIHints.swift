@@ -18,6 +18,8 @@ enum CLIHints {
             return "wait for the other device-login to finish, or stop it"
         case .storeFromNewerVersion?:
             return "use a newer device-login, or move the file aside and sign in again"
+        case .deviceGrantNotAllowed?:
+            return (error.hint.map { $0 + "; " } ?? "") + "check that --client-id names the client you meant"
         default:
             if error.transportError?.kind == .certificateVerificationFailed { return certificateHint }
             return error.code == .expired ? "run the command again to get a new code" : error.hint

@@ -16,6 +16,8 @@ enum ANSI {
     static let whiteBackground = "\u{1B}[47m"
     /// Green text.
     static let green = "\u{1B}[32m"
+    /// Red text.
+    static let red = "\u{1B}[31m"
     /// Carriage return, then erase the whole line: the start of an in-place redraw.
     static let clearLine = "\r\u{1B}[2K"
     /// Hide the cursor (DECTCEM off).

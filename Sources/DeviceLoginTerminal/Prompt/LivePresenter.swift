@@ -31,6 +31,8 @@ public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
     public let qrMode: QRMode
     /// How often the status line is redrawn.
     public let tickInterval: Duration
+    /// This machine's name, for the prompt's "Only continue if you started this sign-in on NAME just now".
+    public let machineName: String?
     private let output: any TerminalOutput
     private let clock: C
 
@@ -43,25 +45,28 @@ public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
     ///   - clock: The clock the ticker sleeps on and the countdown reads.
     ///   - tickInterval: How often the status line is redrawn; 250 ms by default, which keeps a 9600-baud serial
     ///     console well below its bandwidth.
+    ///   - machineName: This machine's name for the prompt; ``MachineName/current()`` by default.
     public init(
         capabilities: TerminalCapabilities,
         qrMode: QRMode = .auto,
         output: any TerminalOutput = StandardErrorOutput(),
         clock: C,
-        tickInterval: Duration = .milliseconds(250)
+        tickInterval: Duration = .milliseconds(250),
+        machineName: String? = MachineName.current()
     ) {
         self.capabilities = capabilities
         self.qrMode = qrMode
         self.output = output
         self.clock = clock
         self.tickInterval = max(tickInterval, .milliseconds(10))
+        self.machineName = machineName
     }
 
     /// Presents `events` until the flow ends, the stream ends or the calling task is cancelled.
     ///
     /// - Parameter events: The flow's events, e.g. forwarded from `DeviceFlow`'s `onEvent` callback.
     public func run(events: AsyncStream<DeviceFlowEvent>) async {
-        var status = LiveStatus(capabilities: capabilities, qrMode: qrMode)
+        var status = LiveStatus(capabilities: capabilities, qrMode: qrMode, machineName: machineName)
         let start = clock.now
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
         await withTaskGroup(of: Void.self) { group in
@@ -136,15 +141,17 @@ extension LivePresenter where C == ContinuousClock {
     ///   - qrMode: When the prompt shows a QR code; ``QRMode/auto`` by default.
     ///   - output: Where to write; standard error by default.
     ///   - tickInterval: How often the status line is redrawn; 250 ms by default.
+    ///   - machineName: This machine's name for the prompt; ``MachineName/current()`` by default.
     public init(
         capabilities: TerminalCapabilities,
         qrMode: QRMode = .auto,
         output: any TerminalOutput = StandardErrorOutput(),
-        tickInterval: Duration = .milliseconds(250)
+        tickInterval: Duration = .milliseconds(250),
+        machineName: String? = MachineName.current()
     ) {
         self.init(
             capabilities: capabilities, qrMode: qrMode, output: output, clock: ContinuousClock(),
-            tickInterval: tickInterval
+            tickInterval: tickInterval, machineName: machineName
         )
     }
 }

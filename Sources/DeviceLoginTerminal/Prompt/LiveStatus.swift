@@ -23,9 +23,9 @@ struct LiveStatus {
     /// Whether the flow ended: nothing more is written.
     private(set) var isFinished = false
 
-    init(capabilities: TerminalCapabilities, qrMode: QRMode) {
+    init(capabilities: TerminalCapabilities, qrMode: QRMode, machineName: String?) {
         self.capabilities = capabilities
-        self.prompt = PromptRenderer(capabilities: capabilities, qrMode: qrMode)
+        self.prompt = PromptRenderer(capabilities: capabilities, qrMode: qrMode, machineName: machineName)
     }
 
     /// Whether the status line is drawn in place (a terminal that takes escapes) rather than as plain lines.

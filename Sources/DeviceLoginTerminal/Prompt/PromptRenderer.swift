@@ -2,23 +2,29 @@ import DeviceLogin
 
 /// Renders the sign-in prompt for a device authorization: pure functions from values to text.
 ///
-/// The prompt tells the user where to go and what to type (RFC 8628 §3.3):
+/// The prompt tells the user where to go and what to type (RFC 8628 §3.3), and helps them notice a sign-in they did
+/// not start (§5.4, RFC 10027):
+/// - a `Warning:` line (bold and red when colours are on) for each of ``DeviceAuthorization/hostCheck``'s warnings:
+///   a sign-in page outside the issuer's domain, a `verification_uri_complete` on another host (then no QR code),
+///   an internationalised host (shown in Punycode); each names the hosts;
 /// - the verification URI, and the host it leads to in plain words ("You will be sent to auth.example.com."),
 ///   so a user led to an unexpected site can notice (§5.4); a URI that is not a plain http(s) link is refused and
 ///   not shown;
+/// - "Only continue if you started this sign-in on NAME just now.", with ``machineName`` ("on this computer" when
+///   it is unknown);
 /// - the user code large enough to read from across a room when the terminal has room (a block-letter banner in
 ///   UTF-8, letter-spaced otherwise), grouped exactly as the server sent it, and always as plain text on a line of
 ///   its own, `Code: WDJB-MJHT` (§3.3.1: the code is shown even when a QR code is);
 /// - how long the code stays valid;
 /// - a QR code of `verification_uri_complete` (or `verification_uri`), in ``QRMode/always``, or in
-///   ``QRMode/auto`` when the terminal is large enough to show it together with the rest of the prompt; otherwise
-///   one line says why it was left out.
+///   ``QRMode/auto`` when the terminal is large enough to show it together with the rest of the prompt, and never
+///   when the two URIs lead to different hosts; otherwise one line says why it was left out.
 ///
 /// Every string from the server goes through ``Sanitizer``. On a pipe (``TerminalCapabilities/isTerminal`` false)
 /// the prompt is plain lines: no escapes, no big letters, and no QR code unless ``QRMode/always``.
 ///
 /// ```swift
-/// let renderer = PromptRenderer(capabilities: .detect(), qrMode: .auto)
+/// let renderer = PromptRenderer(capabilities: .detect(), qrMode: .auto, machineName: MachineName.current())
 /// let text = renderer.render(authorization, secondsLeft: authorization.response.expiresIn)
 /// ```
 public struct PromptRenderer: Sendable, Hashable {
@@ -28,6 +34,9 @@ public struct PromptRenderer: Sendable, Hashable {
     public var qrMode: QRMode
     /// The QR code's error correction level.
     public var errorCorrection: QRMatrix.ErrorCorrection
+    /// This machine's name, in "Only continue if you started this sign-in on NAME just now"; nil says "on this
+    /// computer". Sanitised before it is shown.
+    public var machineName: String?
 
     /// Creates a renderer.
     ///
@@ -35,14 +44,17 @@ public struct PromptRenderer: Sendable, Hashable {
     ///   - capabilities: The terminal the prompt is drawn for.
     ///   - qrMode: When to show the QR code; ``QRMode/auto`` by default.
     ///   - errorCorrection: The QR code's error correction level; ``QRMatrix/ErrorCorrection/medium`` by default.
+    ///   - machineName: This machine's name; ``MachineName/current()`` by default. Tests give a fixed one.
     public init(
         capabilities: TerminalCapabilities,
         qrMode: QRMode = .auto,
-        errorCorrection: QRMatrix.ErrorCorrection = .medium
+        errorCorrection: QRMatrix.ErrorCorrection = .medium,
+        machineName: String? = MachineName.current()
     ) {
         self.capabilities = capabilities
         self.qrMode = qrMode
         self.errorCorrection = errorCorrection
+        self.machineName = machineName
     }
 
     /// The prompt as text to write, each line ended by a line feed.
@@ -89,15 +101,25 @@ public struct PromptRenderer: Sendable, Hashable {
         Sanitizer.sanitize(text, asciiOnly: !capabilities.isUTF8)
     }
 
-    /// Everything but the QR code: where to go, the code, the time left.
+    /// The longest machine name shown, in Unicode scalars (Linux allows 64 bytes, POSIX at least 255).
+    static let maximumMachineNameLength = 64
+    /// The longest warning shown: two hosts of 253 characters and the words around them fit.
+    static let maximumWarningLength = 1024
+
+    /// Everything but the QR code: the warnings, where to go, whether to go on, the code, the time left.
     private func textLines(for authorization: DeviceAuthorization, secondsLeft: Int) -> [String] {
         var lines: [String] = []
-        if let uri = SafeURI(authorization.verificationURI) {
+        let check = authorization.hostCheck
+        if let refusal = check.refusal {
+            lines.append("Refused to show the sign-in address: " + clean(refusal) + ".")
+        } else if let uri = SafeURI(check.verificationURI) {
+            lines += check.warnings.map(warningLine)
             lines.append("Open this page in a browser: " + ANSI.bold(uri.string, if: styled))
             lines.append("You will be sent to " + ANSI.bold(uri.hostAndPort, if: styled) + ".")
         } else {
             lines.append("Refused to show the sign-in address: the server sent one that is not a plain http(s) link.")
         }
+        lines.append(continueLine)
         if capabilities.isTerminal {
             let big = bigCode(clean(authorization.userCode))
             if !big.isEmpty { lines += [""] + big + [""] }
@@ -109,6 +131,29 @@ public struct PromptRenderer: Sendable, Hashable {
             lines.append("The code has expired.")
         }
         return lines
+    }
+
+    /// `Warning: <message>`, the label bold and red when colours are on, bold without colours, plain elsewhere.
+    private func warningLine(_ warning: VerificationHostCheck.Warning) -> String {
+        let label =
+            capabilities.allowsColor
+            ? ANSI.bold + ANSI.red + "Warning:" + ANSI.reset : ANSI.bold("Warning:", if: styled)
+        let message = Sanitizer.sanitize(
+            warning.message, maxLength: Self.maximumWarningLength, asciiOnly: !capabilities.isUTF8
+        )
+        return label + " " + message
+    }
+
+    /// "Only continue if you started this sign-in on NAME just now." (RFC 10027: say to decline a sign-in the
+    /// person did not start here and now).
+    var continueLine: String {
+        let name = machineName.map {
+            Sanitizer.sanitize($0, maxLength: Self.maximumMachineNameLength, asciiOnly: !capabilities.isUTF8)
+        }
+        guard let name, !name.isEmpty else {
+            return "Only continue if you started this sign-in on this computer just now."
+        }
+        return "Only continue if you started this sign-in on " + ANSI.bold(name, if: styled) + " just now."
     }
 
     /// The code in block letters when the font has every character and the terminal is wide enough, else
@@ -143,9 +188,17 @@ public struct PromptRenderer: Sendable, Hashable {
         case .auto where !capabilities.isTerminal: return .none
         case .auto, .always: break
         }
+        let check = authorization.hostCheck
         // A refused verification_uri refuses the QR code too, even when verification_uri_complete looks safe:
         // the person could not check the address against one shown in words.
-        guard SafeURI(authorization.verificationURI) != nil, let uri = SafeURI(authorization.qrURI) else {
+        guard check.refusal == nil, SafeURI(check.verificationURI) != nil else {
+            return .notice("QR code not shown: the server's link is not a plain http(s) address.")
+        }
+        // The QR code would carry a host the person cannot read, other than the one shown in words.
+        guard check.allowsQRCode else {
+            return .notice("QR code not shown: the server's two links lead to different hosts.")
+        }
+        guard let uri = SafeURI(check.qrURI) else {
             return .notice("QR code not shown: the server's link is not a plain http(s) address.")
         }
         let matrix: QRMatrix
@@ -156,7 +209,7 @@ public struct PromptRenderer: Sendable, Hashable {
         }
         let renderer = QRRenderer(capabilities: capabilities)
         let caption =
-            authorization.verificationURIComplete == nil
+            check.verificationURIComplete == nil
             ? "Scan to open \(uri.hostAndPort), then enter the code below."
             : "Scan to open \(uri.hostAndPort) with the code below filled in."
         let shown = QRSection.shown(renderer.lines(for: matrix), caption: caption)

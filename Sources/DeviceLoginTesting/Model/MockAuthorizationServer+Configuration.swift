@@ -68,6 +68,13 @@ extension MockAuthorizationServer {
         /// A seed that makes every code and token the same from run to run, for exact wire tests. Default nil:
         /// random.
         public var seed: UInt64?
+        /// The `verification_uri` sent instead of the approval page's address, to imitate a server that sends
+        /// people to another host (a phishing test, or a provider whose page is on another domain). The approval
+        /// page stays where ``Paths/verification`` puts it. Default nil: the approval page's address.
+        public var verificationURIOverride: String?
+        /// What `verification_uri_complete` starts with instead of `verification_uri` (`?user_code=CODE` is
+        /// appended), to imitate a server whose two links lead to different hosts. Default nil.
+        public var verificationURICompleteOverride: String?
 
         /// Creates a configuration; every parameter has the default documented on its property.
         public init(
@@ -91,7 +98,9 @@ extension MockAuthorizationServer {
             deviceAuthorizationFaults: [Int: Fault] = [:],
             refreshFaults: [Int: Fault] = [:],
             responseDelay: Duration = .zero,
-            seed: UInt64? = nil
+            seed: UInt64? = nil,
+            verificationURIOverride: String? = nil,
+            verificationURICompleteOverride: String? = nil
         ) {
             self.issuer = issuer
             self.paths = paths
@@ -114,6 +123,8 @@ extension MockAuthorizationServer {
             self.refreshFaults = refreshFaults
             self.responseDelay = responseDelay
             self.seed = seed
+            self.verificationURIOverride = verificationURIOverride
+            self.verificationURICompleteOverride = verificationURICompleteOverride
         }
 
         /// The polling interval the server enforces at first: ``interval`` when positive, else 5 seconds.

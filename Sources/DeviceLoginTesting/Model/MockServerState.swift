@@ -280,11 +280,12 @@ struct MockServerState {
 
     /// The device authorization response in the server's dialect.
     func deviceAuthorizationObject(deviceCode: String, userCode: String) -> JSONObject {
-        let verification = layout.url(configuration.paths.verification)
+        let verification = configuration.verificationURIOverride ?? layout.url(configuration.paths.verification)
+        let completeBase = configuration.verificationURICompleteOverride ?? verification
         let lifetime = configuration.deviceCodeLifetime
         var response = DeviceAuthorizationResponse(
             deviceCode: deviceCode, userCode: userCode, verificationURI: verification,
-            verificationURIComplete: verification + "?user_code=" + FormEncoding.escape(userCode),
+            verificationURIComplete: completeBase + "?user_code=" + FormEncoding.escape(userCode),
             expiresIn: lifetime, interval: configuration.interval
         )
         if configuration.dialect != .standard { response.verificationURIComplete = nil }

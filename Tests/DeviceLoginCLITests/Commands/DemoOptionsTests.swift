@@ -22,6 +22,17 @@ struct DemoOptionsTests {
         #expect(value.qr == .auto)
         #expect(!value.json)
         #expect(!value.serve)
+        #expect(value.verificationURI == nil)
+    }
+
+    @Test("--verification-uri: the address the server sends instead of its own page's; bounded")
+    func verificationURI() throws {
+        #expect(
+            try options(["--verification-uri", "https://evil.example/device"]).verificationURI
+                == "https://evil.example/device")
+        for bad in ["", "https://e.example/" + String(repeating: "a", count: DemoOptions.maximumURILength)] {
+            #expect(throws: UsageError.self) { try options(["--verification-uri", bad]) }
+        }
     }
 
     @Test("every option, from the command line and from the environment")

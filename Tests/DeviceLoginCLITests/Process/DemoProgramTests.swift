@@ -36,6 +36,26 @@ struct DemoProgramTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).isEmpty)
     }
 
+    @Test("device-login demo --verification-uri: the real binary warns on stderr, naming both hosts")
+    func mismatchedHost() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = try await BinaryHarness.run(
+            [
+                "demo", "--approve-after", "0", "--interval", "1", "--qr", "never", "--verification-uri",
+                "https://evil.example/device",
+            ],
+            environment: ["DEVICE_LOGIN_HOME": home.path]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let warning = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("Warning:") })
+        #expect(
+            warning.hasPrefix(
+                "Warning: The sign-in page is on evil.example, but this sign-in was started with 127.0.0.1"))
+        #expect(result.stderr.contains("\nOpen this page in a browser: https://evil.example/device\n"))
+        #expect(result.stderr.contains("\nOnly continue if you started this sign-in on "))
+    }
+
     @Test("device-login demo --serve: the issuer on stdout, serves until Ctrl-C, then what it served; exit 0")
     func serve() async throws {
         let home = try BinaryHarness.temporaryHome()

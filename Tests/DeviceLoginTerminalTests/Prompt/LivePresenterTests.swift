@@ -32,7 +32,10 @@ struct LivePresenterTests {
     @Test("On a pipe: exactly the prompt and one line per event worth telling")
     func pipe() async {
         let output = RecordingOutput()
-        let presenter = LivePresenter(capabilities: Fixtures.pipe, qrMode: .auto, output: output, clock: ManualClock())
+        let presenter = LivePresenter(
+            capabilities: Fixtures.pipe, qrMode: .auto, output: output, clock: ManualClock(),
+            machineName: Fixtures.machineName
+        )
         let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
         for event: DeviceFlowEvent in [
             .authorizationReceived(authorization), .polling(attempt: 1, elapsed: .seconds(5)), .pending(attempt: 1),
@@ -49,6 +52,7 @@ struct LivePresenterTests {
             output.text == """
                 Open this page in a browser: https://auth.example.com/device
                 You will be sent to auth.example.com.
+                Only continue if you started this sign-in on build-box just now.
                 Code: WDJB-MJHT
                 The code expires in 15 min.
                 Waiting for approval…
@@ -63,14 +67,17 @@ struct LivePresenterTests {
     func liveWithClock() async {
         let clock = ManualClock()
         let output = RecordingOutput()
-        let presenter = LivePresenter(capabilities: Fixtures.laptop, qrMode: .never, output: output, clock: clock)
+        let presenter = LivePresenter(
+            capabilities: Fixtures.laptop, qrMode: .never, output: output, clock: clock,
+            machineName: Fixtures.machineName
+        )
         let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
         async let finished: Void = presenter.run(events: events)
         var writes = output.writes.makeAsyncIterator()
 
         sink.yield(.authorizationReceived(authorization))
-        let prompt = PromptRenderer(capabilities: Fixtures.laptop, qrMode: .never)
-            .render(authorization, secondsLeft: 900)
+        let renderer = PromptRenderer(capabilities: Fixtures.laptop, qrMode: .never, machineName: Fixtures.machineName)
+        let prompt = renderer.render(authorization, secondsLeft: 900)
         #expect(await writes.next() == prompt + "\u{1B}[?25l" + Self.redraw + "⠋ Waiting for approval… (15:00 left)")
 
         await clock.sleepers(atLeast: 1)
@@ -94,7 +101,10 @@ struct LivePresenterTests {
     func cancellation() async {
         let clock = ManualClock()
         let output = RecordingOutput()
-        let presenter = LivePresenter(capabilities: Fixtures.laptop, qrMode: .never, output: output, clock: clock)
+        let presenter = LivePresenter(
+            capabilities: Fixtures.laptop, qrMode: .never, output: output, clock: clock,
+            machineName: Fixtures.machineName
+        )
         let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
         let task = Task { await presenter.run(events: events) }
         var writes = output.writes.makeAsyncIterator()
@@ -112,7 +122,8 @@ struct LivePresenterTests {
     func streamEnds() async {
         let output = RecordingOutput()
         let presenter = LivePresenter(
-            capabilities: Fixtures.laptop, qrMode: .never, output: output, clock: ManualClock()
+            capabilities: Fixtures.laptop, qrMode: .never, output: output, clock: ManualClock(),
+            machineName: Fixtures.machineName
         )
         let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
         sink.yield(.authorizationReceived(authorization))

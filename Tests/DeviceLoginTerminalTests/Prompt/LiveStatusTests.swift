@@ -8,14 +8,15 @@ struct LiveStatusTests {
     private let authorization = Fixtures.authorization()
 
     private func prompt(_ capabilities: TerminalCapabilities) -> String {
-        PromptRenderer(capabilities: capabilities, qrMode: .never).render(authorization, secondsLeft: 900)
+        PromptRenderer(capabilities: capabilities, qrMode: .never, machineName: Fixtures.machineName)
+            .render(authorization, secondsLeft: 900)
     }
 
     private static let redraw = "\r\u{1B}[2K"
 
     @Test("On a terminal: prompt, hidden cursor, a status line redrawn in place, then a clean exit")
     func live() {
-        var status = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never)
+        var status = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never, machineName: Fixtures.machineName)
         let redraw = Self.redraw
         #expect(status.isLive)
         #expect(
@@ -52,7 +53,7 @@ struct LiveStatusTests {
 
     @Test("On a pipe: the prompt, then one plain line per event worth telling")
     func pipe() {
-        var status = LiveStatus(capabilities: Fixtures.pipe, qrMode: .never)
+        var status = LiveStatus(capabilities: Fixtures.pipe, qrMode: .never, machineName: Fixtures.machineName)
         #expect(!status.isLive)
         #expect(
             status.handle(.authorizationReceived(authorization), at: .zero)
@@ -72,7 +73,7 @@ struct LiveStatusTests {
 
     @Test("ASCII terminal: ASCII spinner and ellipsis, no check mark")
     func ascii() {
-        var status = LiveStatus(capabilities: Fixtures.serialConsole, qrMode: .never)
+        var status = LiveStatus(capabilities: Fixtures.serialConsole, qrMode: .never, machineName: Fixtures.machineName)
         let start = status.handle(.authorizationReceived(authorization), at: .zero)
         #expect(start.hasSuffix("\u{1B}[?25l" + Self.redraw + "- Waiting for approval... (15:00 left)"))
         #expect(status.tick(at: .seconds(1)) == Self.redraw + "\\ Waiting for approval... (14:59 left)")
@@ -81,19 +82,19 @@ struct LiveStatusTests {
 
     @Test("NO_COLOR: the check mark without colour")
     func noColor() {
-        var status = LiveStatus(capabilities: Fixtures.laptopNoColor, qrMode: .never)
+        var status = LiveStatus(capabilities: Fixtures.laptopNoColor, qrMode: .never, machineName: Fixtures.machineName)
         _ = status.handle(.authorizationReceived(authorization), at: .zero)
         #expect(status.handle(.succeeded, at: .seconds(2)) == Self.redraw + "✓ Signed in.\n\u{1B}[?25h")
     }
 
     @Test("A failure leaves the terminal clean and says nothing (the caller reports it)")
     func failure() {
-        var live = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never)
+        var live = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never, machineName: Fixtures.machineName)
         _ = live.handle(.authorizationReceived(authorization), at: .zero)
         let error = DeviceLoginError(.accessDenied, "the user declined")
         #expect(live.handle(.failed(error), at: .seconds(3)) == "\r\u{1B}[2K\u{1B}[0m\u{1B}[?25h")
         #expect(live.finish() == "")
-        var pipe = LiveStatus(capabilities: Fixtures.pipe, qrMode: .never)
+        var pipe = LiveStatus(capabilities: Fixtures.pipe, qrMode: .never, machineName: Fixtures.machineName)
         _ = pipe.handle(.authorizationReceived(authorization), at: .zero)
         #expect(pipe.handle(.failed(error), at: .seconds(3)) == "")
     }
@@ -101,7 +102,7 @@ struct LiveStatusTests {
     @Test("The status line is cut to the terminal's width so it never wraps")
     func narrow() {
         let capabilities = TerminalCapabilities(isTerminal: true, columns: 30, rows: 24, isUTF8: true)
-        var status = LiveStatus(capabilities: capabilities, qrMode: .never)
+        var status = LiveStatus(capabilities: capabilities, qrMode: .never, machineName: Fixtures.machineName)
         let start = status.handle(.authorizationReceived(authorization), at: .zero)
         let line = "⠋ Waiting for a… (15:00 left)"
         #expect(start.hasSuffix(Self.redraw + line))
@@ -110,7 +111,7 @@ struct LiveStatusTests {
 
     @Test("When the countdown runs out, the line says the code expired")
     func expired() {
-        var status = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never)
+        var status = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never, machineName: Fixtures.machineName)
         _ = status.handle(.authorizationReceived(authorization), at: .zero)
         #expect(status.tick(at: .seconds(899)) == Self.redraw + "⠙ Waiting for approval… (0:01 left)")
         #expect(status.tick(at: .seconds(900)) == Self.redraw + "⠹ The code has expired.")
@@ -118,7 +119,7 @@ struct LiveStatusTests {
 
     @Test("Nothing is drawn before the authorization arrives, and finishing then writes nothing")
     func beforeAuthorization() {
-        var status = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never)
+        var status = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never, machineName: Fixtures.machineName)
         #expect(status.handle(.pending(attempt: 1), at: .zero) == "")
         #expect(status.tick(at: .seconds(1)) == "")
         #expect(status.finish() == "")
@@ -126,7 +127,7 @@ struct LiveStatusTests {
 
     @Test("A new authorization (a restarted flow) clears the line before its prompt")
     func newAuthorization() {
-        var status = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never)
+        var status = LiveStatus(capabilities: Fixtures.laptop, qrMode: .never, machineName: Fixtures.machineName)
         _ = status.handle(.authorizationReceived(authorization), at: .zero)
         #expect(
             status.handle(.authorizationReceived(authorization), at: .seconds(900))
@@ -136,7 +137,7 @@ struct LiveStatusTests {
 
     @Test("A hostile retry reason is sanitised and bounded")
     func hostileReason() {
-        var status = LiveStatus(capabilities: Fixtures.pipe, qrMode: .never)
+        var status = LiveStatus(capabilities: Fixtures.pipe, qrMode: .never, machineName: Fixtures.machineName)
         _ = status.handle(.authorizationReceived(authorization), at: .zero)
         let reason = "refused\u{1B}]52;c;ZXZpbA==\u{07}\u{1B}[2J" + String(repeating: "x", count: 500)
         let line = status.handle(.retrying(attempt: 1, delay: .seconds(2), reason: reason), at: .zero)

@@ -35,7 +35,7 @@ struct PromptRendererSnapshotTests {
         let capabilities = TerminalCapabilities(isTerminal: true, columns: 60, rows: 20, isUTF8: true)
         let text = render(capabilities)
         snapshots.expect(text, matches: "prompt-narrow")
-        #expect(text.contains("QR code hidden: terminal is 60x20, needs 41x34; use --qr always to force\n"))
+        #expect(text.contains("QR code hidden: terminal is 60x20, needs 41x36; use --qr always to force\n"))
     }
 
     @Test("No verification_uri_complete: the QR holds verification_uri and the caption says to enter the code")
@@ -60,10 +60,49 @@ struct PromptRendererSnapshotTests {
             text == """
                 Open this page in a browser: https://auth.example.com/device
                 You will be sent to auth.example.com.
+                Only continue if you started this sign-in on build-box just now.
                 Code: WDJB-MJHT
                 The code expires in 15 min.
 
                 """)
+    }
+
+    /// A sign-in page on a look-alike of the issuer's host, and a complete URI on a third host.
+    static let mismatched = Fixtures.authorization(
+        verificationURI: "https://auth-example.com/device", completeURI: "https://evil.example/d?user_code=WDJB-MJHT"
+    )
+
+    @Test("Mismatched hosts on a colour terminal: red Warning lines naming both hosts, no QR, the reason why")
+    func mismatchedColor() {
+        let text = render(Fixtures.laptop, .auto, Self.mismatched)
+        snapshots.expect(text, matches: "prompt-mismatched-host-color")
+        #expect(text.hasPrefix("\u{1B}[1m\u{1B}[31mWarning:\u{1B}[0m The sign-in page is on auth-example.com, but"))
+        #expect(text.hasSuffix("QR code not shown: the server's two links lead to different hosts.\n"))
+        #expect(!text.contains(ANSI.blackOnWhite) && !text.contains("Scan") && !text.contains("/d?user_code"))
+        let notice = "QR code not shown: the server's two links lead to different hosts.\n"
+        #expect(text == render(Fixtures.laptop, .never, Self.mismatched) + notice)
+    }
+
+    @Test("Mismatched hosts on a pipe: the same warnings in plain text, no QR")
+    func mismatchedPipe() {
+        let text = render(Fixtures.pipe, .auto, Self.mismatched)
+        snapshots.expect(text, matches: "prompt-mismatched-host-pipe")
+        #expect(
+            text == """
+                Warning: The sign-in page is on auth-example.com, but this sign-in was started with auth.example.com. \
+                Enter the code only if you expected a page on auth-example.com.
+                Warning: The server's two sign-in links lead to different hosts, auth-example.com and evil.example: \
+                only the link to auth-example.com is shown, and no QR code.
+                Open this page in a browser: https://auth-example.com/device
+                You will be sent to auth-example.com.
+                Only continue if you started this sign-in on build-box just now.
+                Code: WDJB-MJHT
+                The code expires in 15 min.
+
+                """)
+        #expect(
+            render(Fixtures.pipe, .always, Self.mismatched)
+                == text + "QR code not shown: the server's two links lead to different hosts.\n")
     }
 
     @Test("Pipe with --qr always: the QR without escapes")

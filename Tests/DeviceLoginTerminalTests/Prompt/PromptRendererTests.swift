@@ -11,7 +11,8 @@ func render(
     _ authorization: DeviceAuthorization = Fixtures.authorization(),
     secondsLeft: Int = 900
 ) -> String {
-    PromptRenderer(capabilities: capabilities, qrMode: qrMode).render(authorization, secondsLeft: secondsLeft)
+    PromptRenderer(capabilities: capabilities, qrMode: qrMode, machineName: Fixtures.machineName)
+        .render(authorization, secondsLeft: secondsLeft)
 }
 
 @Suite("PromptRenderer")
@@ -54,15 +55,16 @@ struct PromptRendererTests {
 
     @Test("A terminal exactly as large as the prompt shows the QR; one row less hides it")
     func exactFit() {
-        // At 41 columns: 21 QR lines, the caption and the address wrap to 2 rows each, 7 more text rows, 1 status.
-        let tall = TerminalCapabilities(isTerminal: true, columns: 41, rows: 33, isUTF8: true)
+        // At 41 columns: 21 QR lines, the caption, the address and the "Only continue" line wrap to 2 rows each,
+        // 7 more text rows, 1 status.
+        let tall = TerminalCapabilities(isTerminal: true, columns: 41, rows: 35, isUTF8: true)
         #expect(render(tall).contains("Scan to open auth.example.com with the code below filled in.\n"))
         var short = tall
-        short.rows = 32
-        #expect(render(short).contains("QR code hidden: terminal is 41x32, needs 41x33; use --qr always to force\n"))
+        short.rows = 34
+        #expect(render(short).contains("QR code hidden: terminal is 41x34, needs 41x35; use --qr always to force\n"))
         var thin = tall
         thin.columns = 40
-        #expect(render(thin).contains("QR code hidden: terminal is 40x33, needs 41x"))
+        #expect(render(thin).contains("QR code hidden: terminal is 40x35, needs 41x"))
     }
 
     @Test(
@@ -113,12 +115,113 @@ struct PromptRendererTests {
         #expect(render(largest, .auto).contains(ANSI.blackOnWhite))
     }
 
-    @Test("A complete URI on another host is named in the caption")
+    @Test("A complete URI on another host: a warning naming both hosts, and no QR code even with --qr always")
     func completeURIOnAnotherHost() {
         let authorization = Fixtures.authorization(completeURI: "https://other.example:8443/d?c=WDJB-MJHT")
+        for capabilities in Self.everyTerminal {
+            let text = render(capabilities, .always, authorization)
+            #expect(
+                text.contains(
+                    "The server's two sign-in links lead to different hosts, auth.example.com and other.example: "
+                        + "only the link to auth.example.com is shown, and no QR code.\n"), "\(capabilities)")
+            // Exactly the prompt without a QR code, and the line that says why.
+            let withoutQR = render(capabilities, .never, authorization)
+            #expect(text == withoutQR + "QR code not shown: the server's two links lead to different hosts.\n")
+            #expect(!text.contains("other.example:8443") && !text.contains("Scan"))
+        }
+    }
+
+    @Test("A complete URI on the same host with another port keeps the QR code")
+    func completeURIOnAnotherPort() {
+        let authorization = Fixtures.authorization(completeURI: "https://auth.example.com:8443/d?c=WDJB-MJHT")
+        let text = render(Fixtures.laptop, .always, authorization)
+        #expect(text.contains("Scan to open auth.example.com:8443 with the code below filled in.\n"))
+        #expect(!text.contains("Warning"))
+    }
+
+    @Test(
+        "The Warning label: bold red with colours, bold without, plain on a pipe or a dumb terminal",
+        arguments: [
+            (Fixtures.laptop, "\u{1B}[1m\u{1B}[31mWarning:\u{1B}[0m The sign-in page is on evil.example, but "),
+            (Fixtures.laptopNoColor, "\u{1B}[1mWarning:\u{1B}[0m The sign-in page is on evil.example, but "),
+            (Fixtures.pipe, "Warning: The sign-in page is on evil.example, but "),
+            (
+                TerminalCapabilities(isTerminal: true, columns: 100, rows: 50, isUTF8: true, term: "dumb"),
+                "Warning: The sign-in page is on evil.example, but "
+            ),
+        ])
+    func warningStyle(capabilities: TerminalCapabilities, start: String) {
+        let authorization = Fixtures.authorization(verificationURI: "https://evil.example/device", completeURI: nil)
+        let text = render(capabilities, .never, authorization)
+        #expect(text.hasPrefix(start))
+        #expect(text.contains("this sign-in was started with auth.example.com."))
+    }
+
+    @Test("A hostile host in a warning reaches the terminal without its escapes")
+    func hostileHostInWarning() {
+        let authorization = Fixtures.authorization(
+            verificationURI: "https://auth.example.com/device", completeURI: "https://ev\u{1B}[2Jil.example/?c=1"
+        )
+        let text = render(Fixtures.laptop, .always, authorization)
+        #expect(text.contains("different hosts, auth.example.com and evil.example: only"))
+        #expect(!text.contains("\u{1B}[2J"))
+    }
+
+    @Test("An internationalised host: shown in Punycode, with a warning; the QR holds the Punycode form")
+    func internationalizedHost() throws {
+        let authorization = Fixtures.authorization(
+            verificationURI: "https://\u{0430}uth.example.com/device",
+            completeURI: "https://\u{0430}uth.example.com/device?user_code=WDJB-MJHT"
+        )
+        let text = render(Fixtures.pipe, .always, authorization)
         #expect(
-            render(Fixtures.laptop, .always, authorization).contains(
-                "Scan to open other.example:8443 with the code below filled in.\n"))
+            text.contains(
+                """
+                Warning: The name xn--uth-5cd.example.com contains non-ASCII characters, shown in punycode: letters \
+                of another alphabet can imitate a familiar name.
+                Open this page in a browser: https://xn--uth-5cd.example.com/device
+                You will be sent to xn--uth-5cd.example.com.
+
+                """))
+        #expect(text.contains("Scan to open xn--uth-5cd.example.com with the code below filled in.\n"))
+        #expect(!text.contains("\u{0430}"))
+    }
+
+    @Test("A host longer than DNS allows: the address is refused with the reason, and no QR code")
+    func tooLongHost() {
+        let host = String(repeating: "a", count: 64) + ".example.com"
+        let authorization = Fixtures.authorization(verificationURI: "https://\(host)/device", completeURI: nil)
+        let text = render(Fixtures.laptop, .always, authorization)
+        #expect(
+            text.hasPrefix(
+                "Refused to show the sign-in address: a label of the verification_uri's host has 64 characters, more "
+                    + "than the 63 a DNS label can have.\n"))
+        #expect(!text.contains(host) && !text.contains(ANSI.blackOnWhite))
+    }
+
+    @Test(
+        "Only continue if you started this sign-in on NAME just now: the name sanitised, a fallback without one",
+        arguments: [
+            ("build-box", "Only continue if you started this sign-in on build-box just now."),
+            (nil, "Only continue if you started this sign-in on this computer just now."),
+            ("", "Only continue if you started this sign-in on this computer just now."),
+            ("\u{1B}]0;x\u{07}\u{202E}", "Only continue if you started this sign-in on this computer just now."),
+            ("evil\u{1B}[2Jbox\n", "Only continue if you started this sign-in on evilbox just now."),
+            (
+                String(repeating: "n", count: 100),
+                "Only continue if you started this sign-in on " + String(repeating: "n", count: 63) + "… just now."
+            ),
+        ] as [(String?, String)])
+    func continueLine(name: String?, line: String) {
+        let renderer = PromptRenderer(capabilities: Fixtures.pipe, qrMode: .never, machineName: name)
+        #expect(renderer.render(Fixtures.authorization(), secondsLeft: 900).contains("\n" + line + "\n"))
+    }
+
+    @Test("The machine name is bold on a terminal that takes escapes")
+    func continueLineBold() {
+        #expect(
+            render(Fixtures.laptop, .never).contains(
+                "Only continue if you started this sign-in on \u{1B}[1mbuild-box\u{1B}[0m just now.\n"))
     }
 
     @Test("A hostile user code reaches the terminal without its escapes")

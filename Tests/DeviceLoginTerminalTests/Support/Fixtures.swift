@@ -7,13 +7,17 @@ enum Fixtures {
     static let userCode = "WDJB-MJHT"
     static let verificationURI = "https://auth.example.com/device"
     static let completeURI = "https://auth.example.com/device?user_code=WDJB-MJHT"
+    static let issuer = "https://auth.example.com"
+    /// The machine name every prompt in the tests is rendered with.
+    static let machineName = "build-box"
 
     /// A device authorization as a typical server sends it.
     static func authorization(
         userCode: String = userCode,
         verificationURI: String = verificationURI,
         completeURI: String? = completeURI,
-        expiresIn: Int = 900
+        expiresIn: Int = 900,
+        issuer: String? = issuer
     ) -> DeviceAuthorization {
         DeviceAuthorization(
             response: DeviceAuthorizationResponse(
@@ -24,7 +28,8 @@ enum Fixtures {
                 expiresIn: expiresIn,
                 interval: 5
             ),
-            receivedAt: Date(timeIntervalSince1970: 1_700_000_000)
+            receivedAt: Date(timeIntervalSince1970: 1_700_000_000),
+            issuer: issuer
         )
     }
 

@@ -16,13 +16,15 @@ final class RawConnection: @unchecked Sendable {
     init(socket: Int32, server: RawHTTPServer) {
         self.socket = socket
         self.server = server
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        // Long enough for a client slowed by a loaded machine or a sanitizer to send its next request on a
+        // kept-alive connection (at 5 s, two reuse tests saw a second connection under load).
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Reads one request (head, then as many body bytes as `Content-Length` says) and records it on the server.
-    /// - Returns: The request, or `nil` when the peer closed, stalled for 5 s, or sent more than 4 MiB.
+    /// - Returns: The request, or `nil` when the peer closed, stalled for 30 s, or sent more than 4 MiB.
     @discardableResult
     func readRequest() -> RawRequest? {
         var bytes: [UInt8] = []

@@ -9,7 +9,7 @@ import Glibc
 /// and can answer with anything, HTTP or not.
 ///
 /// A thread accepts connections and hands each to `handler` on a thread of its own. Everything is bounded: at
-/// most 64 connections, 5 s socket timeouts, 4 MiB per request, and the server stops by itself after 30 s.
+/// most 64 connections, 30 s socket timeouts, 4 MiB per request, and the server stops by itself after 30 s.
 /// Call ``stop()`` when done.
 final class RawHTTPServer: Sendable {
     /// What the server does with one connection.
@@ -122,7 +122,7 @@ extension RawHTTPServer {
     }
 
     /// A server that keeps each connection open and answers every request on it with `bytes` (which should be a
-    /// keep-alive response), until the client closes it or stays silent for 5 s. Requests must come one at a
+    /// keep-alive response), until the client closes it or stays silent for 30 s. Requests must come one at a
     /// time, as libcurl sends them: bytes past the end of a request are dropped.
     /// - Parameters:
     ///   - bytes: The response.
