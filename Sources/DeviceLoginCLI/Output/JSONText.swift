@@ -1,3 +1,5 @@
+import DeviceLogin
+
 /// JSON text on its way to stdout: the same JSON value, with nothing in it that a terminal would act on or that
 /// would hide from a reader.
 ///
@@ -20,6 +22,59 @@ enum JSONText {
                 out.append(scalar)
             }
         }
+        return String(out)
+    }
+
+    /// `object` as `JSONEncoder` writes it with sorted keys and without escaped slashes, then
+    /// ``escapingControls(_:)``, when it holds only strings and objects of strings under ASCII keys, and no control
+    /// character but `\n`, `\r`, `\t`, `\b` and `\f`; nil for anything else (the caller encodes it with
+    /// `JSONEncoder`).
+    static func compactStrings(_ object: JSONObject) -> String? {
+        var out = "{"
+        for key in object.keys.sorted() {
+            guard key.utf8.allSatisfy({ $0 < 0x80 }), let value = object[key],
+                let name = encoderString(key)
+            else { return nil }
+            if out.utf8.count > 1 { out += "," }
+            out += name + ":"
+            switch value {
+            case .string(let text):
+                guard let literal = encoderString(text) else { return nil }
+                out += literal
+            case .object(let inner):
+                guard let text = compactStrings(inner) else { return nil }
+                out += text
+            default:
+                return nil
+            }
+        }
+        return out + "}"
+    }
+
+    /// `text` as `JSONEncoder` writes a string without escaped slashes, after ``escapingControls(_:)``; nil when it
+    /// holds a control character that has no short escape.
+    private static func encoderString(_ text: String) -> String? {
+        var out = String.UnicodeScalarView()
+        out.append("\"")
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out.append(contentsOf: #"\""#.unicodeScalars)
+            case "\\": out.append(contentsOf: #"\\"#.unicodeScalars)
+            case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
+            case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
+            case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
+            case "\u{8}": out.append(contentsOf: #"\b"#.unicodeScalars)
+            case "\u{C}": out.append(contentsOf: #"\f"#.unicodeScalars)
+            default:
+                guard scalar.value >= 0x20 else { return nil }
+                if needsEscape(scalar) {
+                    appendEscape(of: scalar, to: &out)
+                } else {
+                    out.append(scalar)
+                }
+            }
+        }
+        out.append("\"")
         return String(out)
     }
 

@@ -18,7 +18,17 @@ enum TokenOutput {
     }
 
     /// A JSON object as one line with sorted keys, safe to land on a terminal.
+    ///
+    /// An object of strings (and objects of strings) with ASCII keys — every helper's answer — is written by hand
+    /// (``JSONText/compactStrings(_:)``), the same text `JSONEncoder` writes: the encoder's generic machinery costs
+    /// the fast lane a megabyte of memory. Anything else goes through ``encodeWithJSONEncoder(_:)``.
     static func encode(_ object: JSONObject) throws -> String {
+        if let text = JSONText.compactStrings(object) { return text }
+        return try encodeWithJSONEncoder(object)
+    }
+
+    /// ``encode(_:)`` through `JSONEncoder`, for any object.
+    static func encodeWithJSONEncoder(_ object: JSONObject) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return JSONText.escapingControls(String(decoding: try encoder.encode(object), as: UTF8.self))

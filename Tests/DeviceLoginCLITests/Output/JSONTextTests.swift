@@ -94,3 +94,36 @@ struct JSONTextTests {
         #expect(try JSONDecoder().decode(String.self, from: Data(literal.utf8)) == text)
     }
 }
+
+/// The hand-written encoding of the helpers' answers is the encoder's, character for character.
+@Suite("JSONText.compactStrings")
+struct JSONTextCompactStringsTests {
+    private static let strings = [
+        "", "plain", "a\"quote", "back\\slash", "a/slash", "line\nbreak", "cr\rtab\t", "bell\u{8}feed\u{C}",
+        "é", "😀", "mixed é/\"\\😀", "\u{7F}del", "\u{85}next line", "\u{200B}zero width", "\u{202E}bidi",
+        "\u{2028}separator", "\u{E0041}tag", "\u{A0}no-break space", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.sig-_",
+        "2026-12-01T16:54:49Z", "client.authentication.k8s.io/v1",
+    ]
+
+    @Test func writesWhatTheEncoderWrites() throws {
+        for (index, text) in Self.strings.enumerated() {
+            let object: JSONObject = [
+                "z": .string(text), "a": .string("first"), "Secret": .string(text),
+                "status": .object(["token": .string(text), "expirationTimestamp": .string("t")]),
+                "\(index)": .object([:]),
+            ]
+            let written = try #require(JSONText.compactStrings(object), "\(text.debugDescription)")
+            #expect(written == (try TokenOutput.encodeWithJSONEncoder(object)), "\(text.debugDescription)")
+        }
+        #expect(JSONText.compactStrings([:]) == (try TokenOutput.encodeWithJSONEncoder([:])))
+    }
+
+    @Test func leavesToTheEncoderWhatItDoesNotWrite() {
+        #expect(JSONText.compactStrings(["n": .number(1)]) == nil)
+        #expect(JSONText.compactStrings(["a": .array([])]) == nil)
+        #expect(JSONText.compactStrings(["b": .bool(true), "s": .string("x")]) == nil)
+        #expect(JSONText.compactStrings(["é": .string("x")]) == nil)
+        #expect(JSONText.compactStrings(["s": .string("nul\u{0}")]) == nil)
+        #expect(JSONText.compactStrings(["s": .string("esc\u{1B}[31m")]) == nil)
+    }
+}
