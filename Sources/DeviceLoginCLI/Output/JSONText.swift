@@ -57,25 +57,33 @@ enum JSONText {
         var out = String.UnicodeScalarView()
         out.append("\"")
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out.append(contentsOf: #"\""#.unicodeScalars)
-            case "\\": out.append(contentsOf: #"\\"#.unicodeScalars)
-            case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
-            case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
-            case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
-            case "\u{8}": out.append(contentsOf: #"\b"#.unicodeScalars)
-            case "\u{C}": out.append(contentsOf: #"\f"#.unicodeScalars)
-            default:
-                guard scalar.value >= 0x20 else { return nil }
-                if needsEscape(scalar) {
-                    appendEscape(of: scalar, to: &out)
-                } else {
-                    out.append(scalar)
-                }
+            if let escape = shortEscape(of: scalar, withBackspaceAndFormFeed: true) {
+                out.append(contentsOf: escape.unicodeScalars)
+            } else if scalar.value < 0x20 {
+                return nil
+            } else if needsEscape(scalar) {
+                appendEscape(of: scalar, to: &out)
+            } else {
+                out.append(scalar)
             }
         }
         out.append("\"")
         return String(out)
+    }
+
+    /// The two-character escape of `scalar` in a JSON string: `\"`, `\\`, `\n`, `\r`, `\t`, and `\b` and `\f` when
+    /// asked for; nil for any other scalar.
+    private static func shortEscape(of scalar: Unicode.Scalar, withBackspaceAndFormFeed: Bool) -> String? {
+        switch scalar {
+        case "\"": #"\""#
+        case "\\": #"\\"#
+        case "\n": #"\n"#
+        case "\r": #"\r"#
+        case "\t": #"\t"#
+        case "\u{8}" where withBackspaceAndFormFeed: #"\b"#
+        case "\u{C}" where withBackspaceAndFormFeed: #"\f"#
+        default: nil
+        }
     }
 
     /// `text` as a JSON string literal in plain ASCII: quotes and backslashes escaped, `\n`, `\r` and `\t` by
@@ -85,14 +93,12 @@ enum JSONText {
         var out = String.UnicodeScalarView()
         out.append("\"")
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out.append(contentsOf: #"\""#.unicodeScalars)
-            case "\\": out.append(contentsOf: #"\\"#.unicodeScalars)
-            case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
-            case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
-            case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
-            case " "..."~": out.append(scalar)
-            default: appendEscape(of: scalar, to: &out)
+            if let escape = shortEscape(of: scalar, withBackspaceAndFormFeed: false) {
+                out.append(contentsOf: escape.unicodeScalars)
+            } else if (" "..."~").contains(scalar) {
+                out.append(scalar)
+            } else {
+                appendEscape(of: scalar, to: &out)
             }
         }
         out.append("\"")
