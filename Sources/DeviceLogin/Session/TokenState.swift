@@ -96,6 +96,8 @@ public actor TokenState {
     let now: @Sendable () -> Date
     /// The injected clock, measured from when the state was created (for `Retry-After`).
     let clock: FlowClock
+    /// The issuers' key sets, for verifying ID tokens.
+    let keySets: JSONWebKeySetCache
 
     var phase: Phase
     /// Counts phase changes, so a slow `load()` does not overwrite a newer state with what it read.
@@ -115,6 +117,8 @@ public actor TokenState {
     ///   - clock: The clock for waiting out `Retry-After`; default ``SystemTime/clock``.
     ///   - now: Wall-clock time, for expiry; default ``SystemTime/now()``.
     ///   - refreshMargin: How long before expiry to refresh; default 60 seconds.
+    ///   - keySets: The issuers' key sets known to the process, for verifying ID tokens; default a cache of this
+    ///     state's own, on `clock`.
     public init(
         profile: Profile,
         client: ClientConfiguration,
@@ -122,11 +126,12 @@ public actor TokenState {
         transport: any HTTPTransport,
         clock: any Clock<Duration> = SystemTime.clock,
         now: @escaping @Sendable () -> Date = SystemTime.now,
-        refreshMargin: Duration = .seconds(60)
+        refreshMargin: Duration = .seconds(60),
+        keySets: JSONWebKeySetCache? = nil
     ) {
         self.init(
             profile: profile, client: client, store: store, transport: transport, clock: clock, now: now,
-            refreshMargin: refreshMargin, phase: .unknown
+            refreshMargin: refreshMargin, phase: .unknown, keySets: keySets
         )
     }
 
@@ -139,6 +144,7 @@ public actor TokenState {
     ///   - clock: The clock for waiting out `Retry-After`.
     ///   - now: Wall-clock time, for expiry.
     ///   - refreshMargin: How long before expiry to refresh.
+    ///   - keySets: The issuers' key sets known to the process; default a cache of this state's own.
     public init(
         record: ProfileRecord,
         client: ClientConfiguration,
@@ -146,11 +152,13 @@ public actor TokenState {
         transport: any HTTPTransport,
         clock: any Clock<Duration> = SystemTime.clock,
         now: @escaping @Sendable () -> Date = SystemTime.now,
-        refreshMargin: Duration = .seconds(60)
+        refreshMargin: Duration = .seconds(60),
+        keySets: JSONWebKeySetCache? = nil
     ) {
         self.init(
             profile: record.profile, client: client, store: store, transport: transport, clock: clock, now: now,
-            refreshMargin: refreshMargin, phase: record.tokens.map { .authenticated($0) } ?? .noSession
+            refreshMargin: refreshMargin, phase: record.tokens.map { .authenticated($0) } ?? .noSession,
+            keySets: keySets
         )
     }
 
@@ -162,7 +170,8 @@ public actor TokenState {
         clock: any Clock<Duration>,
         now: @escaping @Sendable () -> Date,
         refreshMargin: Duration,
-        phase: Phase
+        phase: Phase,
+        keySets: JSONWebKeySetCache?
     ) {
         self.profile = profile
         self.client = client
@@ -170,6 +179,7 @@ public actor TokenState {
         self.transport = transport
         self.now = now
         self.clock = FlowClock(clock)
+        self.keySets = keySets ?? JSONWebKeySetCache(clock: clock)
         self.refreshMargin = refreshMargin
         self.phase = phase
         self.lastPublished = Self.status(of: phase)
@@ -252,6 +262,10 @@ public actor TokenState {
     ///
     /// The profile is saved with them. Waits for a refresh in flight first, so it cannot overwrite these tokens.
     ///
+    /// An ID token among them is verified first (``IDTokenVerifier``: the issuer's key from `jwks_uri`, fetched when
+    /// this state does not hold it yet, and the claims), and the verdict kept with the tokens
+    /// (``TokenSet/idTokenVerification``); a token that does not verify is stored all the same, judged unverified.
+    ///
     /// A program that ends after signing in (a command-line tool) loses tokens it could not save: with
     /// `revokingIfNotSaved`, they are then revoked at the server (RFC 7009, as ``signOut(whenRevocationFails:)``
     /// does) rather than left valid with no copy anywhere, and the error says whether that worked. Check the store
@@ -269,8 +283,11 @@ public actor TokenState {
     /// - Throws: The store's ``DeviceLoginError``, saying what became of the tokens when they were revoked (the
     ///   status is then `noSession`); `CancellationError`.
     public func store(_ response: TokenResponse, revokingIfNotSaved: Bool = false) async throws {
+        let receivedAt = now()
+        let verdict = await idTokenVerdict(response.idToken, receivedAt: receivedAt, fetchingKeys: true)
         try await waitForRefresh()
-        let tokens = TokenSet(response: response, receivedAt: now())
+        var tokens = TokenSet(response: response, receivedAt: receivedAt)
+        tokens.idTokenVerification = verdict
         retryNotBefore = nil
         setPhase(.authenticated(tokens))
         guard let tokenStore else { return }
