@@ -12,7 +12,7 @@ import Foundation
 /// 2. `alg` is not `none`, not an HMAC algorithm (`HS256`...: a public key must never serve as a shared secret,
 ///    RFC 8725 §3.1–3.2), is one the server lists in `id_token_signing_alg_values_supported` (RS256 alone when the
 ///    metadata does not list any, §3.1.3.7 item 7), and one this library verifies (``SignatureAlgorithm``).
-/// 3. The claims (``claimsProblem(_:expecting:at:)``): `iss` is the issuer exactly, `aud` contains the client ID,
+/// 3. The claims: `iss` is the issuer exactly, `aud` contains the client ID,
 ///    `azp` is the client ID when present and required with several audiences, `exp` is after the time checked
 ///    (less ``Expectations/leeway``) and `iat` not after it (plus the leeway).
 /// 4. The key: the one the header's `kid` names in the issuer's key set (``JSONWebKeySetCache``), or without a

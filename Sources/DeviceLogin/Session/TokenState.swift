@@ -13,7 +13,7 @@ import Foundation
 /// **Fresh tokens.** ``freshAccessToken(minimumTTL:)`` returns the cached access token while it has more than
 /// ``refreshMargin`` (or the caller's `minimumTTL`) left, by the injected `now`; otherwise it refreshes with the
 /// refresh-token grant (RFC 6749 §6). A stored, still-valid token therefore costs one read of the store and no
-/// network — none at all with ``init(record:client:store:transport:clock:now:refreshMargin:)``.
+/// network — none at all with ``init(record:client:store:transport:clock:now:refreshMargin:keySets:)``.
 ///
 /// **One refresh at a time.** Actors are re-entrant across `await`, so "check, then refresh" would let many
 /// callers refresh at once. The refresh therefore runs in one stored `Task`; every caller that needs it waits on
@@ -31,6 +31,12 @@ import Foundation
 /// for another client or already expired, or a wider scope — is refused with
 /// ``DeviceLoginError/Code/invalidIDToken`` or ``DeviceLoginError/Code/invalidResponse``; nothing is stored
 /// (OpenID Connect Core §12.2, RFC 6749 §6).
+///
+/// **Identity.** An ID token is believed only once verified (``IDTokenVerifier``: the signature with the issuer's key
+/// from `jwks_uri`, and the claims): ``store(_:revokingIfNotSaved:)`` judges the sign-in's, a refresh judges a new
+/// one when this state holds the issuer's key set (so a refresh fetches no keys), and ``idTokenVerification()``
+/// judges on demand. The verdict is kept with the tokens; ``verifiedIDTokenClaims()`` gives the claims of a verified
+/// token only.
 ///
 /// **Failures.** An OAuth error from the token endpoint (`invalid_grant`, `invalid_client`...) ends the session:
 /// the status becomes `noSession`, the stored tokens are removed and callers get

@@ -234,8 +234,8 @@ extension MockAuthorizationServer {
         case hs256(key: String)
         /// Signed with the server's private key for `algorithm` (RS256, PS256, ES256, ES384 or EdDSA), the header
         /// naming the key's `kid`; the public key is served at ``Paths/jwks``. Each process makes one key per
-        /// algorithm, shared by every server until one rotates it (``MockAuthorizationServer/rotateSigningKey(
-        /// keepingPrevious:)``). Without libcrypto no ID token is issued.
+        /// algorithm, shared by every server until one rotates it
+        /// (``MockAuthorizationServer/rotateSigningKey(keepingPrevious:)``). Without libcrypto no ID token is issued.
         case signed(SignatureAlgorithm)
 
         /// The `alg` the tokens' headers carry.
