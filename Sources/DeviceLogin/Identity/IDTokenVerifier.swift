@@ -116,6 +116,12 @@ public struct IDTokenVerifier: Sendable {
         } catch {
             return verdict(.refused, "the ID token is malformed: \(error.reason)", nil, nil)
         }
+        // No key's kid is longer (JSONWebKey's bound); a longer one would only bloat the verdict and the messages.
+        if let kid = jws.keyID, kid.utf8.count > JSONWebKey.maximumKeyIDBytes {
+            return verdict(
+                .refused, "the ID token names a key (kid) longer than \(JSONWebKey.maximumKeyIDBytes) bytes", nil, nil
+            )
+        }
         let keyID = jws.keyID
         let algorithm: SignatureAlgorithm
         switch Self.algorithm(jws.algorithmName, allowed: expected.algorithms) {

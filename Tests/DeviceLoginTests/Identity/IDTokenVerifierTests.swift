@@ -200,6 +200,16 @@ import Testing
         #expect(refused.problem?.contains("no key set (jwks_uri)") == true)
     }
 
+    @Test func aKeyIDLongerThanAnyKeysIsRefusedWithoutFetching() async throws {
+        let harness = try Harness(.es256)
+        let token = try harness.token(header: ["kid": .string(String(repeating: "k", count: 257))])
+        let verdict = await harness.verify(token)
+        #expect(verdict.outcome == .refused)
+        #expect(verdict.keyID == nil)
+        #expect(verdict.problem == "the ID token names a key (kid) longer than 256 bytes")
+        #expect(harness.fetches == 0)
+    }
+
     @Test func aMalformedTokenIsRefused() async throws {
         let harness = try Harness(.rs256)
         for token in ["", "a.b", "a.b.c", "e30.e30.", try harness.token() + "x", try harness.token() + "="] {
