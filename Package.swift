@@ -18,6 +18,11 @@ let package = Package(
         // libcurl4-openssl-dev, on the default include path; macOS: the SDK's) and linked to nothing. At run
         // time it needs libcurl.so.4 (Debian: libcurl4); without it a request fails with a TransportError.
         .target(name: "CCurl"),
+        // OpenSSL 3's libcrypto, loaded the same way on first use (so `token` and the credential helpers never load
+        // it): typed wrappers of the EVP calls that verify ID-token signatures and make DPoP proofs, compiled against
+        // OpenSSL 3's headers (Debian: libssl-dev) and linked to nothing. At run time it needs libcrypto.so.3
+        // (Debian: libssl3); without it a verification fails with a CryptoError that says so.
+        .target(name: "CCrypto"),
         // System libraries: a module map and a header of inline shims.
         .systemLibrary(
             name: "CQRencode",
@@ -33,7 +38,10 @@ let package = Package(
         // Core: protocol values, discovery, the RFC 8628 engine, token state, transports.
         .target(
             name: "DeviceLogin",
-            dependencies: [.target(name: "CCurl", condition: .when(platforms: [.linux])), "CProcessHardening"]
+            dependencies: [
+                .target(name: "CCurl", condition: .when(platforms: [.linux])),
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])), "CProcessHardening",
+            ]
         ),
         // Terminal rendering: sanitiser, QR matrix, prompt renderer.
         .target(name: "DeviceLoginTerminal", dependencies: ["DeviceLogin", "CQRencode"]),

@@ -42,10 +42,10 @@ for target in DeviceLoginTerminal DeviceLoginTesting DeviceLoginCLI; do
 done
 modules="$build/debug/Modules"
 objects=("$build"/debug/DeviceLogin.build/*.o "$build"/debug/CProcessHardening.build/*.o
-    "$build"/debug/CCurl.build/*.o "$build"/debug/CExec.build/*.o
+    "$build"/debug/CCurl.build/*.o "$build"/debug/CCrypto.build/*.o "$build"/debug/CExec.build/*.o
     "$build"/debug/DeviceLoginTerminal.build/*.o "$build"/debug/DeviceLoginTesting.build/*.o
     "$build"/debug/DeviceLoginCLI.build/*.o)
-# libcurl is not linked: CCurl loads it with dlopen on the first request, as in the shipped binary.
+# libcurl and libcrypto are not linked: CCurl and CCrypto load them with dlopen on first use, as in the shipped binary.
 libs=$(pkg-config --libs libqrencode)
 
 failed=0
@@ -55,7 +55,7 @@ for name in "${targets[@]}"; do
     exe="$build/fuzz-$name"
     # shellcheck disable=SC2086
     swiftc -sanitize=fuzzer,address -parse-as-library -I "$modules" -I Sources/CCurl/include -I Sources/CQRencode \
-        -I Sources/CProcessHardening/include -I Sources/CExec/include \
+        -I Sources/CCrypto/include -I Sources/CProcessHardening/include -I Sources/CExec/include \
         "$src" "${objects[@]}" $libs -o "$exe" 2>"$build/$name-link.log" \
         || { grep -v 'Cannot export local symbol' "$build/$name-link.log" >&2; exit 1; }
     corpus="$build/corpus/$name"

@@ -12,7 +12,8 @@ if [ "$(uname -s)" = "Darwin" ]; then
     pkg-config --exists libqrencode || brew install qrencode
     if [ "$want_test" = 1 ]; then command -v zbarimg >/dev/null || brew install zbar; fi
 else
-    packages=(pkg-config libcurl4-openssl-dev libqrencode-dev)
+    # libssl-dev: OpenSSL 3's headers, which CCrypto is compiled against (libcrypto.so.3 is loaded at run time).
+    packages=(pkg-config libcurl4-openssl-dev libssl-dev libqrencode-dev)
     # The integration tests drive the real clients: git (git http-backend), curl, and kubectl (Debian's
     # kubernetes-client, only when no kubectl is installed).
     [ "$want_test" = 1 ] && packages+=(zbar-tools openssl python3-pip git curl)

@@ -21,6 +21,8 @@ struct FlowLoad: Sendable {
         server = MockAuthorizationServer(
             configuration: MockAuthorizationServer.Configuration(
                 interval: options.interval,
+                // HMAC, as before ID tokens were signed with a key: the load measures polling, not RSA signing.
+                idTokenSigning: .hs256(key: MockAuthorizationServer.IDTokenSigning.defaultKey),
                 recording: .off,
                 maximumRecords: 0,
                 defaultScript: .approve(afterPolls: options.approveAfterPolls)

@@ -16,6 +16,8 @@ time of the device authorization request.
 Test-only routes, for the test suites (this server is a test fixture, never a product):
     GET  /_test/polls?user_code=CODE      every poll of that code: monotonic time, answer, interval after it
     POST /_test/slow_down?user_code=CODE  the next pending poll of that code is answered slow_down
+    POST /_test/rotate_key                ID tokens are signed with a new RSA key from now on; /jwks.json serves
+                                          only the new key (a rotation without overlap)
 
 Run:  python3 Tests/e2e/authlib_server.py --port 0 --interval 1
 It binds 127.0.0.1 only and prints `LISTENING http://127.0.0.1:PORT` on stdout once it accepts connections.
@@ -583,6 +585,12 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600):
             return failure
         credential.force_slow_down = True
         return jsonify(user_code=credential["user_code"], force_slow_down=True)
+
+    @app.post("/_test/rotate_key")
+    def test_rotate_key():
+        key = RSAKey.generate_key(2048, parameters={"use": "sig", "alg": "RS256"}, auto_kid=True)
+        current_app.config["SIGNING_KEY"] = key
+        return jsonify(kid=key.kid)
 
     return app
 

@@ -37,6 +37,17 @@ class RunningServer:
         response = requests.post(self.url("/_test/slow_down"), params={"user_code": user_code}, timeout=HTTP_TIMEOUT)
         response.raise_for_status()
 
+    def rotate_key(self):
+        """Makes the server sign ID tokens with a new key, dropping the old one from its key set; returns its kid."""
+        response = requests.post(self.url("/_test/rotate_key"), timeout=HTTP_TIMEOUT)
+        response.raise_for_status()
+        return response.json()["kid"]
+
+    def jwks(self):
+        response = requests.get(self.url("/jwks.json"), timeout=HTTP_TIMEOUT)
+        response.raise_for_status()
+        return response.json()
+
     def wait_for_polls(self, user_code, predicate, timeout):
         """Re-reads the poll record until `predicate(polls)` holds; fails the test after `timeout` seconds."""
         deadline = time.monotonic() + timeout

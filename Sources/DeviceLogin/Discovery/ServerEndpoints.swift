@@ -14,6 +14,8 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         case revocation = "revocation_endpoint"
         case userinfo = "userinfo_endpoint"
         case isOpenIDProvider = "openid_provider"
+        case jwks = "jwks_uri"
+        case idTokenSigningAlgorithms = "id_token_signing_alg_values_supported"
     }
 
     /// The issuer identifier, when known.
@@ -28,6 +30,12 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     public var userinfo: URL?
     /// Whether the server is an OpenID provider (decides the default scopes and ID-token handling).
     public var isOpenIDProvider: Bool
+    /// `jwks_uri`: where the server publishes the keys its ID tokens are signed with (OpenID Connect Discovery 1.0
+    /// §3), if known. Without it ID tokens cannot be verified.
+    public var jwks: URL?
+    /// `id_token_signing_alg_values_supported`: the algorithms the server signs ID tokens with, when its metadata
+    /// lists them; nil for RS256 only, the OpenID Connect default.
+    public var idTokenSigningAlgorithms: [String]?
 
     /// Creates endpoints by hand.
     public init(
@@ -36,7 +44,9 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         token: URL,
         revocation: URL? = nil,
         userinfo: URL? = nil,
-        isOpenIDProvider: Bool = false
+        isOpenIDProvider: Bool = false,
+        jwks: URL? = nil,
+        idTokenSigningAlgorithms: [String]? = nil
     ) {
         self.issuer = issuer
         self.deviceAuthorization = deviceAuthorization
@@ -44,6 +54,8 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         self.revocation = revocation
         self.userinfo = userinfo
         self.isOpenIDProvider = isOpenIDProvider
+        self.jwks = jwks
+        self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
     }
 
     /// Takes the endpoints from discovered metadata, letting endpoints given by hand fill or override them.
@@ -70,13 +82,14 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         self.init(
             issuer: metadata.issuer, deviceAuthorization: device, token: token,
             revocation: url(metadata.revocationEndpoint), userinfo: url(metadata.userinfoEndpoint),
-            isOpenIDProvider: metadata.isOpenIDProvider
+            isOpenIDProvider: metadata.isOpenIDProvider, jwks: url(metadata.jwksURI),
+            idTokenSigningAlgorithms: metadata.idTokenSigningAlgorithms
         )
     }
 
     /// Checks every endpoint against the HTTPS policy (``EndpointPolicy``).
     public func check(allowInsecureHTTP: Bool) throws {
-        for url in [deviceAuthorization, token] + [revocation, userinfo].compactMap({ $0 }) {
+        for url in [deviceAuthorization, token] + [revocation, userinfo, jwks].compactMap({ $0 }) {
             do {
                 try EndpointPolicy.check(url, allowInsecureHTTP: allowInsecureHTTP)
             } catch let error as TransportError {

@@ -10,10 +10,9 @@ import Foundation
 /// checks of §3.1.3.7 that need no key: `iss` equals the issuer, `aud` contains the client ID (and `azp`, when
 /// present, is the client ID), `exp` is in the future.
 ///
-/// - Important: The signature is **not verified** yet. OpenID Connect Core §3.1.3.7 (item 6) allows this for an
-///   ID token received directly from the token endpoint over TLS, which is how this library receives them: TLS
-///   server authentication stands in for the signature. Do not use these claims from a token obtained any other
-///   way.
+/// - Important: This type decodes; it does **not verify the signature**. For an identity to show or trust, use
+///   ``IDTokenVerifier`` or ``TokenState/verifiedIDTokenClaims()``, which also check the signature against the
+///   issuer's key.
 ///
 /// ```swift
 /// let claims = try IDTokenClaims(idToken: tokens.idToken ?? "")

@@ -22,7 +22,8 @@ extension RefreshDecision {
     /// A refresh renews a session; it must not change whose it is or what it may do:
     /// - A new ID token must pass the checks of OpenID Connect Core §3.1.3.7 that need no key (`iss` the issuer,
     ///   `aud` the client, `exp` in the future), and §12.2: "its iss Claim Value MUST be the same as in the ID Token
-    ///   issued when the original authentication occurred, its sub Claim Value MUST be the same". The comparison is
+    ///   issued when the original authentication occurred, its sub Claim Value MUST be the same", and "its aud Claim
+    ///   Value MUST be the same" (as a set: the order is not meaningful). The comparison is
     ///   with the session's ID token when it can be read; a session without one has no identity to keep.
     /// - A `scope` may be narrower than the one held, never wider (RFC 6749 §6: the scope "MUST NOT include any scope
     ///   not originally granted by the resource owner"). The scope held is the session's, or when the server never
@@ -70,6 +71,14 @@ extension RefreshDecision {
                 "the new ID token is for another user (sub \(quoted(claims.subject)), the session's is "
                     + "\(quoted(original.subject)))",
                 hint: "sign in again to change accounts"
+            )
+        }
+        if Set(claims.audience) != Set(original.audience) {
+            let audiences = { (list: [String]) in list.prefix(8).map(quoted).joined(separator: ", ") }
+            return refused(
+                .invalidIDToken,
+                "the new ID token is for other audiences (\(audiences(claims.audience)); the session's: "
+                    + "\(audiences(original.audience)))"
             )
         }
         return nil

@@ -16,6 +16,7 @@ extension TokenSet: Codable {
         case refreshToken = "refresh_token"
         case idToken = "id_token"
         case resourceTokens = "resources"
+        case idTokenVerification = "id_token_verification"
     }
 
     /// Reads a token set in the stored form.
@@ -27,7 +28,11 @@ extension TokenSet: Codable {
             refreshToken: try container.decodeIfPresent(String.self, forKey: .refreshToken),
             idToken: try container.decodeIfPresent(String.self, forKey: .idToken),
             scope: main.scope, issuedAt: main.issuedAt,
-            resourceTokens: try container.decodeIfPresent([String: ResourceToken].self, forKey: .resourceTokens) ?? [:]
+            resourceTokens: try container.decodeIfPresent([String: ResourceToken].self, forKey: .resourceTokens) ?? [:],
+            // A verdict that cannot be read is no verdict: the token is judged again.
+            idTokenVerification: (try? container.decodeIfPresent(
+                IDTokenVerification.self, forKey: .idTokenVerification
+            )) ?? nil
         )
     }
 
@@ -41,6 +46,7 @@ extension TokenSet: Codable {
         try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
         try container.encodeIfPresent(idToken, forKey: .idToken)
         if !resourceTokens.isEmpty { try container.encode(resourceTokens, forKey: .resourceTokens) }
+        try container.encodeIfPresent(idTokenVerification, forKey: .idTokenVerification)
     }
 }
 

@@ -76,6 +76,9 @@ public struct TokenSet: Sendable, Hashable {
     public var issuedAt: Date
     /// Access tokens for other resources (RFC 8707), keyed by the resource indicator (an absolute URI).
     public var resourceTokens: [String: ResourceToken]
+    /// The verdict on ``idToken`` (its signature and claims), when it has been judged; a new ID token clears it.
+    /// Check ``IDTokenVerification/isAbout(_:)`` before believing it: ``TokenState/idTokenVerification()`` does.
+    public var idTokenVerification: IDTokenVerification?
 
     /// Creates a token set.
     /// - Parameters:
@@ -87,6 +90,7 @@ public struct TokenSet: Sendable, Hashable {
     ///   - scope: The granted scope.
     ///   - issuedAt: When the access token was received.
     ///   - resourceTokens: Access tokens for other resources.
+    ///   - idTokenVerification: The verdict on the ID token, if judged.
     public init(
         accessToken: String,
         tokenType: String = "Bearer",
@@ -95,7 +99,8 @@ public struct TokenSet: Sendable, Hashable {
         idToken: String? = nil,
         scope: String? = nil,
         issuedAt: Date,
-        resourceTokens: [String: ResourceToken] = [:]
+        resourceTokens: [String: ResourceToken] = [:],
+        idTokenVerification: IDTokenVerification? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -105,6 +110,7 @@ public struct TokenSet: Sendable, Hashable {
         self.scope = scope
         self.issuedAt = issuedAt
         self.resourceTokens = resourceTokens
+        self.idTokenVerification = idTokenVerification
     }
 
     /// Builds a token set from a token response received at `now`.
@@ -172,7 +178,11 @@ public struct TokenSet: Sendable, Hashable {
 
     private mutating func keepRotated(from response: TokenResponse) {
         if let rotated = response.refreshToken { refreshToken = rotated }
-        if let idToken = response.idToken { self.idToken = idToken }
+        if let idToken = response.idToken {
+            // The verdict was about the old ID token.
+            if idToken != self.idToken { idTokenVerification = nil }
+            self.idToken = idToken
+        }
     }
 
     /// `now + expires_in`, or nil without `expires_in`. A negative `expires_in` counts as already expired; one

@@ -250,8 +250,9 @@ extension TokenState {
         _ decision: RefreshDecision, current: TokenSet, profile storedProfile: Profile
     ) async -> RefreshResult {
         switch decision {
-        case .store(let next):
+        case .store(let refreshed):
             retryNotBefore = nil
+            let next = await judgingIDToken(of: refreshed)
             guard let tokenStore else { return .refreshed(next) }
             do {
                 try await tokenStore.save(ProfileRecord(profile: storedProfile, tokens: next))

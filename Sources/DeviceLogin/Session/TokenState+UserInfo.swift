@@ -90,28 +90,11 @@ extension TokenState {
         return try UserInfo(jsonObject: object)
     }
 
-    /// Decodes and checks the session's ID token (OpenID Connect Core §3.1.3.7): `iss` is the profile's issuer
-    /// when known, `aud` contains the client ID, `exp` is in the future by the injected `now` (with
-    /// ``idTokenLeeway``).
-    ///
-    /// - Important: The signature is not verified yet; see ``IDTokenClaims``.
-    /// - Returns: The claims.
-    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/noSession`` when not signed in,
-    ///   ``DeviceLoginError/Code/invalidIDToken`` when there is no ID token or a check fails.
+    /// Decodes and checks the session's ID token without verifying its signature.
+    /// - Important: Renamed ``unverifiedIDTokenClaims()`` to say so; use ``verifiedIDTokenClaims()`` for an identity
+    ///   to show or trust.
+    @available(*, deprecated, renamed: "unverifiedIDTokenClaims()")
     public func idTokenClaims() async throws -> IDTokenClaims {
-        if case .unknown = phase { try await load() }
-        guard let tokens else { throw notSignedIn }
-        guard let idToken = tokens.idToken else {
-            throw DeviceLoginError(
-                .invalidIDToken, "the session of profile \(profile.name) has no ID token",
-                hint: "sign in with the openid scope"
-            )
-        }
-        let claims = try IDTokenClaims(idToken: idToken)
-        try claims.validate(
-            issuer: profile.issuer ?? profile.endpoints.issuer, clientID: client.clientID, now: now(),
-            leeway: Self.idTokenLeeway
-        )
-        return claims
+        try await unverifiedIDTokenClaims()
     }
 }

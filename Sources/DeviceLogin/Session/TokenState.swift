@@ -13,7 +13,7 @@ import Foundation
 /// **Fresh tokens.** ``freshAccessToken(minimumTTL:)`` returns the cached access token while it has more than
 /// ``refreshMargin`` (or the caller's `minimumTTL`) left, by the injected `now`; otherwise it refreshes with the
 /// refresh-token grant (RFC 6749 §6). A stored, still-valid token therefore costs one read of the store and no
-/// network — none at all with ``init(record:client:store:transport:clock:now:refreshMargin:)``.
+/// network — none at all with ``init(record:client:store:transport:clock:now:refreshMargin:keySets:)``.
 ///
 /// **One refresh at a time.** Actors are re-entrant across `await`, so "check, then refresh" would let many
 /// callers refresh at once. The refresh therefore runs in one stored `Task`; every caller that needs it waits on
@@ -31,6 +31,12 @@ import Foundation
 /// for another client or already expired, or a wider scope — is refused with
 /// ``DeviceLoginError/Code/invalidIDToken`` or ``DeviceLoginError/Code/invalidResponse``; nothing is stored
 /// (OpenID Connect Core §12.2, RFC 6749 §6).
+///
+/// **Identity.** An ID token is believed only once verified (``IDTokenVerifier``: the signature with the issuer's key
+/// from `jwks_uri`, and the claims): ``store(_:revokingIfNotSaved:)`` judges the sign-in's, a refresh judges a new
+/// one when this state holds the issuer's key set (so a refresh fetches no keys), and ``idTokenVerification()``
+/// judges on demand. The verdict is kept with the tokens; ``verifiedIDTokenClaims()`` gives the claims of a verified
+/// token only.
 ///
 /// **Failures.** An OAuth error from the token endpoint (`invalid_grant`, `invalid_client`...) ends the session:
 /// the status becomes `noSession`, the stored tokens are removed and callers get
@@ -98,6 +104,8 @@ public actor TokenState {
     let now: @Sendable () -> Date
     /// The injected clock, measured from when the state was created (for `Retry-After`).
     let clock: FlowClock
+    /// The issuers' key sets, for verifying ID tokens.
+    let keySets: JSONWebKeySetCache
 
     var phase: Phase
     /// Counts phase changes, so a slow `load()` does not overwrite a newer state with what it read.
@@ -117,6 +125,8 @@ public actor TokenState {
     ///   - clock: The clock for waiting out `Retry-After`; default ``SystemTime/clock``.
     ///   - now: Wall-clock time, for expiry; default ``SystemTime/now()``.
     ///   - refreshMargin: How long before expiry to refresh; default ``defaultRefreshMargin``.
+    ///   - keySets: The issuers' key sets known to the process, for verifying ID tokens; default a cache of this
+    ///     state's own, on `clock`.
     public init(
         profile: Profile,
         client: ClientConfiguration,
@@ -124,11 +134,12 @@ public actor TokenState {
         transport: any HTTPTransport,
         clock: any Clock<Duration> = SystemTime.clock,
         now: @escaping @Sendable () -> Date = SystemTime.now,
-        refreshMargin: Duration = defaultRefreshMargin
+        refreshMargin: Duration = defaultRefreshMargin,
+        keySets: JSONWebKeySetCache? = nil
     ) {
         self.init(
             profile: profile, client: client, store: store, transport: transport, clock: clock, now: now,
-            refreshMargin: refreshMargin, phase: .unknown
+            refreshMargin: refreshMargin, phase: .unknown, keySets: keySets
         )
     }
 
@@ -141,6 +152,7 @@ public actor TokenState {
     ///   - clock: The clock for waiting out `Retry-After`.
     ///   - now: Wall-clock time, for expiry.
     ///   - refreshMargin: How long before expiry to refresh.
+    ///   - keySets: The issuers' key sets known to the process; default a cache of this state's own.
     public init(
         record: ProfileRecord,
         client: ClientConfiguration,
@@ -148,11 +160,13 @@ public actor TokenState {
         transport: any HTTPTransport,
         clock: any Clock<Duration> = SystemTime.clock,
         now: @escaping @Sendable () -> Date = SystemTime.now,
-        refreshMargin: Duration = defaultRefreshMargin
+        refreshMargin: Duration = defaultRefreshMargin,
+        keySets: JSONWebKeySetCache? = nil
     ) {
         self.init(
             profile: record.profile, client: client, store: store, transport: transport, clock: clock, now: now,
-            refreshMargin: refreshMargin, phase: record.tokens.map { .authenticated($0) } ?? .noSession
+            refreshMargin: refreshMargin, phase: record.tokens.map { .authenticated($0) } ?? .noSession,
+            keySets: keySets
         )
     }
 
@@ -164,7 +178,8 @@ public actor TokenState {
         clock: any Clock<Duration>,
         now: @escaping @Sendable () -> Date,
         refreshMargin: Duration,
-        phase: Phase
+        phase: Phase,
+        keySets: JSONWebKeySetCache?
     ) {
         self.profile = profile
         self.client = client
@@ -172,6 +187,7 @@ public actor TokenState {
         self.transport = transport
         self.now = now
         self.clock = FlowClock(clock)
+        self.keySets = keySets ?? JSONWebKeySetCache(clock: clock)
         self.refreshMargin = refreshMargin
         self.phase = phase
         self.lastPublished = Self.status(of: phase)
@@ -254,6 +270,10 @@ public actor TokenState {
     ///
     /// The profile is saved with them. Waits for a refresh in flight first, so it cannot overwrite these tokens.
     ///
+    /// An ID token among them is verified first (``IDTokenVerifier``: the issuer's key from `jwks_uri`, fetched when
+    /// this state does not hold it yet, and the claims), and the verdict kept with the tokens
+    /// (``TokenSet/idTokenVerification``); a token that does not verify is stored all the same, judged unverified.
+    ///
     /// A program that ends after signing in (a command-line tool) loses tokens it could not save: with
     /// `revokingIfNotSaved`, they are then revoked at the server (RFC 7009, as ``signOut(whenRevocationFails:)``
     /// does) rather than left valid with no copy anywhere, and the error says whether that worked. Check the store
@@ -271,8 +291,11 @@ public actor TokenState {
     /// - Throws: The store's ``DeviceLoginError``, saying what became of the tokens when they were revoked (the
     ///   status is then `noSession`); `CancellationError`.
     public func store(_ response: TokenResponse, revokingIfNotSaved: Bool = false) async throws {
+        let receivedAt = now()
+        let verdict = await idTokenVerdict(response.idToken, receivedAt: receivedAt, fetchingKeys: true)
         try await waitForRefresh()
-        let tokens = TokenSet(response: response, receivedAt: now())
+        var tokens = TokenSet(response: response, receivedAt: receivedAt)
+        tokens.idTokenVerification = verdict
         retryNotBefore = nil
         setPhase(.authenticated(tokens))
         guard let tokenStore else { return }

@@ -41,28 +41,28 @@ enum LoginCommand {
         }
         let result = try await SignIn(settings: settings, context: context).run(transport: transport)
         var savedTo: String?
-        if settings.store {
-            let store = try FileTokenStore(environment: context.environment, clock: context.clock)
-            // A profile signed in again keeps its bindings and user name unless new ones are given. A saved
-            // profile that cannot be read is replaced, as before: the sign-in the person just approved wins.
-            let saved = try? await store.load(profile: settings.profile)?.profile
-            let profile = try Profile(
-                name: settings.profile, issuer: settings.issuer, endpoints: result.endpoints,
-                client: settings.client, storingSecret: settings.storeSecret,
-                bindings: settings.bindings.isEmpty ? saved?.bindings ?? [] : settings.bindings,
-                username: settings.username ?? saved?.username
-            )
-            let state = TokenState(
-                profile: profile, client: settings.client, store: store, transport: transport,
-                clock: context.clock, now: context.now
-            )
-            try await state.store(result.response, revokingIfNotSaved: true)
-            savedTo = try store.filePath(profile: settings.profile)
-        }
+        let store = settings.store ? try FileTokenStore(environment: context.environment, clock: context.clock) : nil
+        // A profile signed in again keeps its bindings and user name unless new ones are given. A saved profile
+        // that cannot be read is replaced, as before: the sign-in the person just approved wins.
+        let saved = try? await store?.load(profile: settings.profile)?.profile
+        let profile = try Profile(
+            name: settings.profile, issuer: settings.issuer, endpoints: result.endpoints,
+            client: settings.client, storingSecret: settings.storeSecret,
+            bindings: settings.bindings.isEmpty ? saved?.bindings ?? [] : settings.bindings,
+            username: settings.username ?? saved?.username
+        )
+        // Without a store too: the state verifies the ID token, for the confirmation.
+        let state = TokenState(
+            profile: profile, client: settings.client, store: store, transport: transport,
+            clock: context.clock, now: context.now
+        )
+        try await state.store(result.response, revokingIfNotSaved: true)
+        if let store { savedTo = try store.filePath(profile: settings.profile) }
+        let verification = await state.tokens?.idTokenVerification
         let output =
             settings.json
             ? try TokenOutput.json(result.response, receivedAt: result.receivedAt)
-            : summary(result, settings: settings)
+            : summary(result, verification: verification)
         do throws(ResultSink.WriteError) {
             try context.stdout.line(output)
         } catch {
@@ -85,17 +85,15 @@ enum LoginCommand {
         return .success
     }
 
-    /// The confirmation printed on stdout: who signed in where, without any token.
-    static func summary(_ result: SignIn.Result, settings: LoginSettings) -> String {
+    /// The confirmation printed on stdout: who signed in where, without any token. Who comes only from a verified
+    /// ID token (`verification`, the verdict ``TokenState/store(_:revokingIfNotSaved:)`` reached).
+    static func summary(_ result: SignIn.Result, verification: IDTokenVerification?) -> String {
         let token = result.endpoints.token
         let host = (token.host ?? "the server") + (token.port.map { ":\($0)" } ?? "")
         var line = "Signed in to \(TerminalText.clean(host))"
-        let user = TokenOutput.signedInUser(
-            idToken: result.response.idToken, issuer: settings.issuer ?? result.endpoints.issuer,
-            clientID: settings.client.clientID, now: result.receivedAt
-        )
+        let user = TokenOutput.signedInUser(idToken: result.response.idToken, verification: verification)
         if let label = user.label { line += " as \(label)" }
-        if let problem = user.problem { line += " (the ID token was not accepted: \(problem))" }
+        if let problem = user.problem { line += " (the ID token was not verified: \(problem))" }
         if let expiresIn = result.response.expiresIn {
             line += "; the access token is valid for \(TokenOutput.duration(seconds: expiresIn))"
         }

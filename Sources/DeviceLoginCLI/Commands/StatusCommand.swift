@@ -14,8 +14,14 @@ enum StatusCommand {
         options: [
             .value("profile", "NAME", "The profile to show (default: default)."),
             .flag("json", "Print the status as JSON."),
+            .value("ca-file", "PEM", "Trust the CA certificates in this PEM file when fetching the issuer's keys."),
         ],
-        discussion: "Exits 0 when signed in and 77 when not. Tokens are never shown; use `device-login token`.",
+        discussion: """
+            Exits 0 when signed in and 77 when not. Tokens are never shown; use `device-login token`. Who is
+            signed in comes only from an ID token whose signature verified with the issuer's published key
+            (jwks_uri) and whose claims fit; the verdict is kept with the tokens, so status sends no request
+            unless the ID token has not been judged yet.
+            """,
         run: run
     )
 
@@ -27,13 +33,35 @@ enum StatusCommand {
         context.trace("store", path)
         let record = try await store.load(profile: name)
         let others = try await store.profileNames().filter { $0 != name }
-        let report = Report(name: name, path: path, record: record, now: context.now(), others: others)
+        let verification = try await verify(record, store: store, options: options, context: context)
+        let report = Report(
+            name: name, path: path, record: record, now: context.now(), others: others, verification: verification
+        )
         if options.flag("json") {
             try context.stdout.line(try TokenOutput.encode(report.json))
         } else {
             for line in report.lines { try context.stdout.line(line) }
         }
         return report.signedIn ? .success : .notSignedIn
+    }
+
+    /// The verdict on the profile's ID token (``TokenState/idTokenVerification()``): the one kept with the tokens, or
+    /// judged now, fetching the issuer's keys. Nil without an ID token.
+    static func verify(
+        _ record: ProfileRecord?, store: FileTokenStore, options: ParsedOptions, context: CLIContext
+    ) async throws -> IDTokenVerification? {
+        guard let record, record.tokens?.idToken != nil else { return nil }
+        let profile = record.profile
+        // Status sends no token request: a client secret that is not stored is not needed, only the client ID.
+        let client =
+            (try? profile.clientConfiguration())
+            ?? ClientConfiguration(clientID: profile.clientID, allowInsecureHTTP: profile.allowInsecureHTTP)
+        let state = TokenState(
+            record: record, client: client, store: store,
+            transport: context.makeTransport(TransportOptions(caFile: options.value("ca-file"))),
+            clock: context.clock, now: context.now
+        )
+        return try await state.idTokenVerification()
     }
 
     /// How long an access token that expires at `expiry` stays valid, for people: `valid until <date> (1 h left)`,
@@ -64,21 +92,29 @@ enum StatusCommand {
         let record: ProfileRecord?
         let now: Date
         let others: [String]
+        /// The verdict on the ID token (``StatusCommand/verify(_:store:options:context:)``); nil without one.
+        var verification: IDTokenVerification?
 
         var signedIn: Bool { record?.tokens != nil }
 
-        /// The ID token's claims, when it was valid for this profile at the moment it was received (its `exp`
-        /// has usually passed since: identity, not freshness, is what status reports).
+        /// The ID token's claims, only when it is verified: its signature with the issuer's key, its claims at the
+        /// moment it was received (its `exp` has usually passed since: identity, not freshness, is what status
+        /// reports).
         private var claims: IDTokenClaims? {
-            guard let record, let tokens = record.tokens, let idToken = tokens.idToken,
-                let claims = try? IDTokenClaims(idToken: idToken)
-            else { return nil }
-            let issuer = record.profile.issuer ?? record.profile.endpoints.issuer
-            guard
-                (try? claims.validate(issuer: issuer, clientID: record.profile.clientID, now: tokens.issuedAt))
-                    != nil
-            else { return nil }
-            return claims
+            guard verification?.isVerified == true, let idToken = record?.tokens?.idToken else { return nil }
+            return try? IDTokenClaims(idToken: idToken)
+        }
+
+        /// What the ID token line says: verified with what, or not verified and why; nil without an ID token.
+        private var idTokenText: String? {
+            guard record?.tokens?.idToken != nil else { return nil }
+            guard let verification else { return "not verified: it was not checked" }
+            if verification.isVerified {
+                let key = verification.keyID.map { ", key \($0)" } ?? ""
+                return "verified (\(verification.algorithm ?? "?")\(key))"
+            }
+            let yet = verification.outcome == .undetermined ? " yet" : ""
+            return "not verified\(yet): " + (verification.problem ?? "no reason given")
         }
 
         private var who: String? {
@@ -103,6 +139,7 @@ enum StatusCommand {
                 lines.append("  issuer:         " + TerminalText.clean(issuer))
                 lines.append("  client ID:      " + TerminalText.clean(profile.clientID))
                 lines.append("  scopes:         " + TerminalText.clean(scopes))
+                if let idTokenText { lines.append("  ID token:       " + TerminalText.clean(idTokenText)) }
                 lines.append("  access token:   " + expiryText(tokens.expiresAt))
                 lines.append("  refresh token:  " + (tokens.refreshToken == nil ? "none" : "stored"))
                 for resource in tokens.resourceTokens.keys.sorted() {
@@ -148,6 +185,10 @@ enum StatusCommand {
                 object["expires_at"] = tokens.expiresAt.map { .string(TokenOutput.timestamp($0)) } ?? .null
                 object["has_refresh_token"] = .bool(tokens.refreshToken != nil)
                 object["resources"] = .array(tokens.resourceTokens.keys.sorted().map(JSONValue.string))
+                object["id_token_verified"] = .bool(verification?.isVerified == true)
+                if tokens.idToken != nil, verification?.isVerified != true {
+                    object["id_token_problem"] = .string(verification?.problem ?? "it was not checked")
+                }
             }
             if let claims {
                 var user: JSONObject = ["sub": .string(claims.subject)]

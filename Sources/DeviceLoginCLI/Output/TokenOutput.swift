@@ -41,22 +41,18 @@ enum TokenOutput {
         return (try? encoder.encode(value)).map { JSONText.escapingControls(String(decoding: $0, as: UTF8.self)) } ?? ""
     }
 
-    /// Who the ID token says signed in, after checking its `iss`, `aud` and `exp` (OpenID Connect Core
-    /// §3.1.3.7): a label such as `ada@example.test`, or nil with the reason the token was not believed.
+    /// Who the ID token says signed in, when `verification` says it is verified (its signature with the issuer's
+    /// key, its claims): a label such as `ada@example.test`; otherwise nil with the reason it is not believed.
     static func signedInUser(
-        idToken: String?, issuer: String?, clientID: String, now: Date
+        idToken: String?, verification: IDTokenVerification?
     ) -> (label: String?, problem: String?) {
         guard let idToken else { return (nil, nil) }
-        do {
-            let claims = try IDTokenClaims(idToken: idToken)
-            try claims.validate(issuer: issuer, clientID: clientID, now: now)
-            let label = claims.preferredUsername ?? claims.email ?? claims.name ?? claims.subject
-            return (TerminalText.clean(label), nil)
-        } catch let error as DeviceLoginError {
-            return (nil, TerminalText.clean(error.message))
-        } catch {
-            return (nil, "the ID token could not be read")
+        guard let verification, verification.isVerified else {
+            return (nil, TerminalText.clean(verification?.problem ?? "it was not checked"))
         }
+        guard let claims = try? IDTokenClaims(idToken: idToken) else { return (nil, "the ID token could not be read") }
+        let label = claims.preferredUsername ?? claims.email ?? claims.name ?? claims.subject
+        return (TerminalText.clean(label), nil)
     }
 
     /// A date as RFC 3339 in UTC, to the second: `2026-11-30T01:02:03Z`; far dates are held to the years 0001

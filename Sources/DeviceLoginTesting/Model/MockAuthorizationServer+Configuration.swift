@@ -44,8 +44,13 @@ extension MockAuthorizationServer {
         /// The person who approves every request.
         public var user: User
         /// How ID tokens are signed. They are issued when the scope contains `openid`, except in the GitHub
-        /// dialect. Default HS256 with ``IDTokenSigning/defaultKey``.
+        /// dialect. Default ``IDTokenSigning/signed(_:)`` with RS256, with a key whose public half the server
+        /// serves at ``Paths/jwks``.
         public var idTokenSigning: IDTokenSigning
+        /// What discovery lists as `id_token_signing_alg_values_supported`. Default nil: the one algorithm of
+        /// ``idTokenSigning``. Set it to test a client against a server that signs with an algorithm it does not
+        /// list, or lists none (an empty list leaves the field out).
+        public var advertisedSigningAlgorithms: [String]?
         /// Whether the two discovery documents are served. Default true.
         public var servesDiscovery: Bool
         /// Whether discovery names `device_authorization_endpoint`. Default true; false imitates servers that
@@ -89,7 +94,7 @@ extension MockAuthorizationServer {
             issuesRefreshTokens: Bool = true,
             rotatesRefreshTokens: Bool = false,
             user: User = User(),
-            idTokenSigning: IDTokenSigning = .hs256(key: IDTokenSigning.defaultKey),
+            idTokenSigning: IDTokenSigning = .signed(.rs256),
             servesDiscovery: Bool = true,
             advertisesDeviceAuthorizationEndpoint: Bool = true,
             recording: Recording = .full,
@@ -100,7 +105,8 @@ extension MockAuthorizationServer {
             responseDelay: Duration = .zero,
             seed: UInt64? = nil,
             verificationURIOverride: String? = nil,
-            verificationURICompleteOverride: String? = nil
+            verificationURICompleteOverride: String? = nil,
+            advertisedSigningAlgorithms: [String]? = nil
         ) {
             self.issuer = issuer
             self.paths = paths
@@ -125,6 +131,7 @@ extension MockAuthorizationServer {
             self.seed = seed
             self.verificationURIOverride = verificationURIOverride
             self.verificationURICompleteOverride = verificationURICompleteOverride
+            self.advertisedSigningAlgorithms = advertisedSigningAlgorithms
         }
 
         /// The polling interval the server enforces at first: ``interval`` when positive, else 5 seconds.
@@ -150,6 +157,8 @@ extension MockAuthorizationServer {
         public var userinfo: String
         /// The verification URI: the approval page. Default `/device`.
         public var verification: String
+        /// The key set of the ID tokens' keys (`jwks_uri`, RFC 7517 §5). Default `/jwks.json`.
+        public var jwks: String
 
         /// Creates paths; every parameter has the default documented on its property.
         public init(
@@ -157,13 +166,15 @@ extension MockAuthorizationServer {
             token: String = "/token",
             revocation: String = "/revoke",
             userinfo: String = "/userinfo",
-            verification: String = "/device"
+            verification: String = "/device",
+            jwks: String = "/jwks.json"
         ) {
             self.deviceAuthorization = deviceAuthorization
             self.token = token
             self.revocation = revocation
             self.userinfo = userinfo
             self.verification = verification
+            self.jwks = jwks
         }
     }
 
@@ -220,15 +231,32 @@ extension MockAuthorizationServer {
         }
     }
 
-    /// How ID tokens are signed. A client does not verify the signature yet; HS256 lets one try.
+    /// How ID tokens are signed.
+    ///
+    /// ``signed(_:)`` is what real providers do and what the library verifies; the other two are there to check
+    /// that a client refuses them.
     public enum IDTokenSigning: Sendable, Hashable {
-        /// The default HMAC key: `device-login-mock-signing-key`.
+        /// The HMAC key ``hs256(key:)`` is usually given: `device-login-mock-signing-key`.
         public static let defaultKey = "device-login-mock-signing-key"
 
         /// `alg: none` with an empty signature (RFC 7519 §6).
         case unsigned
         /// `alg: HS256`, an HMAC-SHA-256 over the UTF-8 bytes of `key`.
         case hs256(key: String)
+        /// Signed with the server's private key for `algorithm` (RS256, PS256, ES256, ES384 or EdDSA), the header
+        /// naming the key's `kid`; the public key is served at ``Paths/jwks``. Each process makes one key per
+        /// algorithm, shared by every server until one rotates it
+        /// (``MockAuthorizationServer/rotateSigningKey(keepingPrevious:)``). Without libcrypto no ID token is issued.
+        case signed(SignatureAlgorithm)
+
+        /// The `alg` the tokens' headers carry.
+        public var algorithmName: String {
+            switch self {
+            case .unsigned: return "none"
+            case .hs256: return "HS256"
+            case .signed(let algorithm): return algorithm.name
+            }
+        }
     }
 
     /// How much of each request the server keeps.

@@ -15,6 +15,8 @@ extension MockAuthorizationServer {
         case revocation
         /// The userinfo endpoint (OpenID Connect Core §5.3).
         case userinfo
+        /// The key set of the ID tokens' keys (`jwks_uri`).
+        case jwks
         /// The approval page at the verification URI.
         case verificationPage
         /// Any other path (answered 404).

@@ -147,7 +147,9 @@ public final class MockAuthorizationServer: Sendable {
             token: try url(paths.token),
             revocation: try url(paths.revocation),
             userinfo: try url(paths.userinfo),
-            isOpenIDProvider: metadata.isOpenIDProvider
+            isOpenIDProvider: metadata.isOpenIDProvider,
+            jwks: try url(paths.jwks),
+            idTokenSigningAlgorithms: metadata.idTokenSigningAlgorithms
         )
     }
 
@@ -222,6 +224,62 @@ public final class MockAuthorizationServer: Sendable {
             }
         }
         return outcome == (approve ? .approved : .denied)
+    }
+
+    // MARK: - Signing keys
+
+    /// The key set the server serves at ``Paths/jwks``: the public half of each key it has signed with since the
+    /// last rotation (and before, with `keepingPrevious`). Empty when ID tokens are not signed with a key.
+    public var signingKeySet: JSONWebKeySet {
+        state.withLock { state in
+            _ = state.currentSigningKey()
+            return JSONWebKeySet(keys: state.signingKeys.map(\.publicKey))
+        }
+    }
+
+    /// Signs ID tokens with a new key from now on, as a provider rotating its keys does.
+    ///
+    /// ```swift
+    /// let kid = try server.rotateSigningKey()   // the old key leaves the key set: its tokens no longer verify
+    /// ```
+    /// - Parameter keepingPrevious: Whether the key set keeps publishing the keys used before (a rotation with
+    ///   overlap); default false.
+    /// - Returns: The new key's `kid`.
+    /// - Throws: `CryptoError` `unsupported` when ID tokens are not ``IDTokenSigning/signed(_:)``,
+    ///   `operationFailed` when libcrypto cannot make a key.
+    @discardableResult
+    public func rotateSigningKey(keepingPrevious: Bool = false) throws -> String {
+        guard case .signed(let algorithm) = configuration.idTokenSigning else {
+            throw CryptoError(.unsupported, "the mock server does not sign its ID tokens with a key")
+        }
+        guard let key = MockSigningKey.generate(algorithm) else {
+            throw CryptoError(.operationFailed, "the mock server could not make a \(algorithm) key")
+        }
+        state.withLock { state in
+            if !keepingPrevious { state.signingKeys.removeAll() }
+            state.signingKeys.append(key)
+        }
+        return key.keyID
+    }
+
+    /// An ID token the server did not issue, signed with its current key: for testing what a client refuses (another
+    /// issuer or audience, an expired token) with a signature that verifies.
+    ///
+    /// ```swift
+    /// let stale = try server.signIDToken(["iss": .string(server.issuer), "aud": .string("cli"), "exp": .number(1)])
+    /// ```
+    /// - Parameters:
+    ///   - claims: The payload, exactly.
+    ///   - header: Header members; `alg` is the key's, `kid` the key's unless given, `typ` is `JWT` unless given.
+    /// - Returns: The compact JWS.
+    /// - Throws: `CryptoError` as ``rotateSigningKey(keepingPrevious:)``.
+    public func signIDToken(_ claims: JSONObject, header: JSONObject = [:]) throws -> String {
+        guard let key = state.withLock({ $0.currentSigningKey() }) else {
+            throw CryptoError(.unsupported, "the mock server does not sign its ID tokens with a key")
+        }
+        var header = header
+        header["typ"] = header["typ"] ?? .string("JWT")
+        return try key.sign(claims, header: header)
     }
 
     // MARK: - What happened

@@ -76,10 +76,10 @@ extension MockServerState {
     /// The metadata document: the same at both well-known locations.
     var metadata: AuthorizationServerMetadata {
         let paths = configuration.paths
-        let algorithm: String
-        switch configuration.idTokenSigning {
-        case .unsigned: algorithm = "none"
-        case .hs256: algorithm = "HS256"
+        let algorithms = configuration.advertisedSigningAlgorithms ?? [configuration.idTokenSigning.algorithmName]
+        var fields: JSONObject = ["subject_types_supported": .array([.string("public")])]
+        if !algorithms.isEmpty {
+            fields["id_token_signing_alg_values_supported"] = .array(algorithms.map(JSONValue.string))
         }
         return AuthorizationServerMetadata(
             issuer: layout.issuer,
@@ -88,14 +88,32 @@ extension MockServerState {
             tokenEndpoint: layout.url(paths.token),
             revocationEndpoint: layout.url(paths.revocation),
             userinfoEndpoint: layout.url(paths.userinfo),
+            jwksURI: layout.url(paths.jwks),
             scopesSupported: configuration.supportedScopes,
             grantTypesSupported: [DeviceAccessTokenRequest.grantType, "refresh_token"],
             tokenEndpointAuthMethodsSupported: ["none", "client_secret_basic", "client_secret_post"],
-            additionalFields: [
-                "id_token_signing_alg_values_supported": .array([.string(algorithm)]),
-                "subject_types_supported": .array([.string("public")]),
-            ]
+            additionalFields: fields
         )
+    }
+
+    // MARK: - The ID tokens' keys (RFC 7517 §5)
+
+    mutating func jwks(_ incoming: Incoming) -> Reply {
+        guard incoming.request.method == .get else {
+            return WireWriter.plain(status: 405, "Method Not Allowed", headers: [HTTPHeader("Allow", "GET")])
+        }
+        _ = currentSigningKey()
+        return WireWriter.json(JSONWebKeySet(keys: signingKeys.map(\.publicKey)).jsonObject)
+    }
+
+    /// The key ID tokens are signed with now, made (the process's standard key) on first use; nil when ID tokens
+    /// are not signed with a key, or libcrypto cannot make one.
+    mutating func currentSigningKey() -> MockSigningKey? {
+        guard case .signed(let algorithm) = configuration.idTokenSigning else { return nil }
+        if let current = signingKeys.last, current.key.algorithm == algorithm { return current }
+        guard let key = MockSigningKey.standard(for: algorithm) else { return nil }
+        signingKeys.append(key)
+        return key
     }
 
     // MARK: - The approval page

@@ -179,7 +179,7 @@ extension MockServerState {
         if granted.contains("openid"), dialect != .github {
             idToken = MockIDToken.make(
                 issuer: layout.issuer, clientID: grant.clientID, user: configuration.user, issuedAt: wallClock(),
-                lifetime: lifetime, signing: configuration.idTokenSigning
+                lifetime: lifetime, signing: configuration.idTokenSigning, key: currentSigningKey()
             )
         }
         let response = TokenResponse(

@@ -106,6 +106,8 @@ struct MockServerState {
     var nextGrantID = 0
     var accessTokens: [String: AccessToken] = [:]
     var refreshTokens: [String: Int] = [:]
+    /// The keys the key set publishes, oldest first; ID tokens are signed with the last.
+    var signingKeys: [MockSigningKey] = []
 
     var records: [Server.RecordedRequest] = []
     var droppedRecordCount = 0
@@ -135,6 +137,7 @@ struct MockServerState {
             case .token: reply = try token(incoming)
             case .revocation: reply = try revocation(incoming)
             case .userinfo: reply = userinfo(incoming)
+            case .jwks: reply = jwks(incoming)
             case .verificationPage: reply = approvalPage(incoming)
             case .unknown: reply = WireWriter.plain(status: 404, "Not Found")
             }

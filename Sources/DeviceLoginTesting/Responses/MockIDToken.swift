@@ -9,15 +9,18 @@ import Foundation
 /// Builds the ID tokens the mock server issues (OpenID Connect Core §2): a JWT (RFC 7519) in compact form,
 /// `header.payload.signature`, each part base64url.
 enum MockIDToken {
-    /// The token for `user`, issued by `issuer` to `clientID` at `issuedAt`, living `lifetime` seconds.
+    /// The token for `user`, issued by `issuer` to `clientID` at `issuedAt`, living `lifetime` seconds; signed as
+    /// `signing` says, with `key` for ``MockAuthorizationServer/IDTokenSigning/signed(_:)``. Nil when a key was
+    /// needed and there is none, or signing failed.
     static func make(
         issuer: String,
         clientID: String,
         user: MockAuthorizationServer.User,
         issuedAt: Date,
         lifetime: Int,
-        signing: MockAuthorizationServer.IDTokenSigning
-    ) -> String {
+        signing: MockAuthorizationServer.IDTokenSigning,
+        key: MockSigningKey?
+    ) -> String? {
         let issued = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
         let claims: JSONObject = [
             "iss": .string(issuer),
@@ -28,11 +31,7 @@ enum MockIDToken {
             "name": .string(user.name),
             "email": .string(user.email),
         ]
-        let header: JSONObject
-        switch signing {
-        case .unsigned: header = ["alg": .string("none"), "typ": .string("JWT")]
-        case .hs256: header = ["alg": .string("HS256"), "typ": .string("JWT")]
-        }
+        let header: JSONObject = ["alg": .string(signing.algorithmName), "typ": .string("JWT")]
         let signingInput = Base64URL.encode(JSONText.data(header)) + "." + Base64URL.encode(JSONText.data(claims))
         switch signing {
         case .unsigned:
@@ -40,6 +39,8 @@ enum MockIDToken {
         case .hs256(let key):
             let signature = SHA256.hmac(key: Array(key.utf8), message: Array(signingInput.utf8))
             return signingInput + "." + Base64URL.encode(signature)
+        case .signed:
+            return try? key?.sign(claims)
         }
     }
 }

@@ -95,8 +95,11 @@ struct StatusCommandTests {
             TokenSet(
                 accessToken: "at", expiresAt: Self.now.addingTimeInterval(3600),
                 issuedAt: Self.now))
-        let report = try Self.report(tokens)
-        #expect(report.lines.count == plain.lines.count)
+        let verified = IDTokenVerification(
+            outcome: .verified, algorithm: "RS256", keyID: "k1\n  profile: x", tokenDigest: "d", checkedAt: Self.now
+        )
+        let report = try Self.report(tokens, verification: verified)
+        #expect(report.lines.count == plain.lines.count + 1, "one line more: the ID token's")
         #expect(report.lines.first?.hasPrefix("Signed in as ada ") == true)
         #expect(report.lines.first?.hasSuffix(" admin).") == true)
         for line in report.lines {
@@ -111,7 +114,9 @@ struct StatusCommandTests {
         #expect(json.contains(#""email":"x\u2028y""#))
     }
 
-    private static func report(_ tokens: TokenSet) throws -> StatusCommand.Report {
+    private static func report(
+        _ tokens: TokenSet, verification: IDTokenVerification? = nil
+    ) throws -> StatusCommand.Report {
         let endpoints = ServerEndpoints(
             issuer: ProfileFixture.issuer,
             deviceAuthorization: try #require(URL(string: "https://auth.example.test/d")),
@@ -122,6 +127,6 @@ struct StatusCommandTests {
             clientID: ProfileFixture.clientID)
         return StatusCommand.Report(
             name: "default", path: "/home/ada/.local/state/device-login/default.json",
-            record: ProfileRecord(profile: profile, tokens: tokens), now: now, others: [])
+            record: ProfileRecord(profile: profile, tokens: tokens), now: now, others: [], verification: verification)
     }
 }

@@ -38,28 +38,30 @@ struct TokenOutputTests {
         #expect(TokenOutput.duration(seconds: seconds) == text)
     }
 
-    @Test("the signed-in user comes from a valid ID token only")
+    @Test("the signed-in user comes from a verified ID token only")
     func signedInUser() {
         func jwt(_ claims: String) -> String {
             func encode(_ text: String) -> String {
                 Data(text.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
                     .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             }
-            return encode(#"{"alg":"none"}"#) + "." + encode(claims) + "."
+            return encode(#"{"alg":"RS256"}"#) + "." + encode(claims) + ".c2ln"
         }
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let good = jwt(
             #"{"iss":"https://a","sub":"s1","aud":"cli","exp":1800003600,"iat":1800000000,"#
                 + #""email":"ada@example.test"}"#)
-        #expect(
-            TokenOutput.signedInUser(idToken: good, issuer: "https://a", clientID: "cli", now: now).label
-                == "ada@example.test")
-        let otherAudience = TokenOutput.signedInUser(idToken: good, issuer: "https://a", clientID: "other", now: now)
-        #expect(otherAudience.label == nil)
-        #expect(otherAudience.problem != nil)
-        let otherIssuer = TokenOutput.signedInUser(idToken: good, issuer: "https://evil", clientID: "cli", now: now)
-        #expect(otherIssuer.label == nil)
-        #expect(TokenOutput.signedInUser(idToken: "garbage", issuer: nil, clientID: "cli", now: now).problem != nil)
-        #expect(TokenOutput.signedInUser(idToken: nil, issuer: nil, clientID: "cli", now: now).label == nil)
+        func verdict(_ outcome: IDTokenVerification.Outcome, _ problem: String? = nil) -> IDTokenVerification {
+            IDTokenVerification(outcome: outcome, problem: problem, tokenDigest: "d", checkedAt: now)
+        }
+        #expect(TokenOutput.signedInUser(idToken: good, verification: verdict(.verified)).label == "ada@example.test")
+        let refused = TokenOutput.signedInUser(idToken: good, verification: verdict(.refused, "bad\nsignature"))
+        #expect(refused.label == nil)
+        #expect(refused.problem == "bad signature" || refused.problem?.contains("\n") == false)
+        let unchecked = TokenOutput.signedInUser(idToken: good, verification: nil)
+        #expect(unchecked.label == nil)
+        #expect(unchecked.problem == "it was not checked")
+        #expect(TokenOutput.signedInUser(idToken: "garbage", verification: verdict(.verified)).label == nil)
+        #expect(TokenOutput.signedInUser(idToken: nil, verification: nil) == (nil, nil))
     }
 }

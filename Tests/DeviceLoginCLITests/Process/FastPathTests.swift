@@ -26,6 +26,44 @@ struct FastPathTests {
         #expect(!result.stderr.contains("libcurl"))
     }
 
+    /// A stored ID token and its verdict change nothing: `token` neither checks them nor loads libcrypto, and
+    /// neither does a credential helper.
+    @Test func tokenAndHelpersWithAVerifiedIDTokenLoadNoLibcrypto() async throws {
+        let fixture = try ProfileFixture()
+        defer { fixture.remove() }
+        let now = Date()
+        let idToken = try ProfileFixture.idToken([
+            "iss": ProfileFixture.issuer, "aud": ProfileFixture.clientID, "sub": "s1",
+            "iat": now.timeIntervalSince1970, "exp": now.timeIntervalSince1970 + 3600,
+        ])
+        let verdict = IDTokenVerification(
+            outcome: .verified, algorithm: "RS256", keyID: "k1", tokenDigest: "digest", checkedAt: now
+        )
+        let record = try await fixture.save(
+            TokenSet(
+                accessToken: "at-fast", expiresAt: now.addingTimeInterval(3600), idToken: idToken, issuedAt: now,
+                idTokenVerification: verdict))
+        var bound = record
+        bound.profile.bindings = [try URLBinding("https://git.example.test/")]
+        try await FileTokenStore(directory: fixture.home.path).save(bound)
+        var environment = fixture.environment
+        environment["LD_DEBUG"] = "files"
+
+        let token = try await BinaryHarness.run(["token"], environment: environment)
+        #expect(token.status == 0, "stderr: \(token.stderr)")
+        #expect(token.stdout == "at-fast\n")
+        #expect(token.stderr.contains("file=libc.so.6"), "LD_DEBUG reported nothing: \(token.stderr)")
+        #expect(!token.stderr.contains("libcrypto"), "token loaded libcrypto")
+
+        let helper = try await ProcessHarness.run(
+            ["git-credential", "get"], environment: environment,
+            input: Data("protocol=https\nhost=git.example.test\npath=repo.git\n\n".utf8))
+        #expect(helper.status == 0, "stderr: \(helper.stderr)")
+        #expect(helper.stdout.contains("password=at-fast\n"), "\(helper.stdout)")
+        #expect(!helper.stderr.contains("libcrypto"), "git-credential loaded libcrypto")
+        #expect(!helper.stderr.contains("libcurl"))
+    }
+
     @Test func aRequestWithoutAUsableLibcurlFailsWithExit69AndSaysWhatToInstall() async throws {
         let fixture = try ProfileFixture()
         defer { fixture.remove() }

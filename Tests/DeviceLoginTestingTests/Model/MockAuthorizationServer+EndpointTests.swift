@@ -21,8 +21,8 @@ struct MockAuthorizationServerEndpointTests {
         let expected = """
             {"device_authorization_endpoint":"https://auth.example.test/device/code",\
             "grant_types_supported":["urn:ietf:params:oauth:grant-type:device_code","refresh_token"],\
-            "id_token_signing_alg_values_supported":["HS256"],"issuer":"https://auth.example.test",\
-            "revocation_endpoint":"https://auth.example.test/revoke",\
+            "id_token_signing_alg_values_supported":["RS256"],"issuer":"https://auth.example.test",\
+            "jwks_uri":"https://auth.example.test/jwks.json","revocation_endpoint":"https://auth.example.test/revoke",\
             "scopes_supported":["openid","profile","email","offline_access"],"subject_types_supported":["public"],\
             "token_endpoint":"https://auth.example.test/token",\
             "token_endpoint_auth_methods_supported":["none","client_secret_basic","client_secret_post"],\

@@ -41,9 +41,67 @@ struct MockAuthorizationServerTokenTests {
                 """)
     }
 
-    @Test("the ID token is an HS256 JWT with iss, sub, aud, iat, exp, name and email")
-    func idTokenClaims() async throws {
+    @Test("by default the ID token is an RS256 JWS whose key the key set serves, naming its kid")
+    func idTokenSignedWithTheServersKey() async throws {
         let wire = makeWire()
+        let idToken = try #require(try await wire.signIn().idToken)
+        let parts = idToken.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        try #require(parts.count == 3)
+        let keys = try JSONWebKeySet(data: try await wire.get("/jwks.json").body)
+        let key = try #require(keys.keys.first)
+        #expect(keys.keys.count == 1)
+        #expect(key.algorithm == "RS256" && key.use == "sig" && key.keyType == "RSA")
+        let header = try decodePart(parts[0])
+        #expect(header == ["alg": .string("RS256"), "typ": .string("JWT"), "kid": .string(key.keyID ?? "")])
+        #expect(try decodePart(parts[1])["sub"] == .string("user-1234"))
+        let signature = try #require(Data(base64Encoded: base64(parts[2])))
+        let signed = Array("\(parts[0]).\(parts[1])".utf8)
+        #expect(try SignatureAlgorithm.rs256.verify([UInt8](signature), over: signed, with: key))
+        #expect(wire.server.requests(to: .jwks).count == 1)
+        #expect(wire.server.signingKeySet == keys)
+    }
+
+    @Test("keys rotate: the new key signs, and the key set drops the old one unless asked to keep it")
+    func signingKeyRotation() async throws {
+        let wire = makeWire(.init(idTokenSigning: .signed(.es256)))
+        let first = try #require(wire.server.signingKeySet.keys.first?.keyID)
+        let second = try wire.server.rotateSigningKey()
+        #expect(second != first)
+        #expect(wire.server.signingKeySet.keys.map(\.keyID) == [second])
+        let third = try wire.server.rotateSigningKey(keepingPrevious: true)
+        #expect(wire.server.signingKeySet.keys.map(\.keyID) == [second, third])
+        let idToken = try #require(try await wire.signIn().idToken)
+        let header = try decodePart(String(try #require(idToken.split(separator: ".").first)))
+        #expect(header["kid"] == .string(third) && header["alg"] == .string("ES256"))
+        #expect(throws: CryptoError.self) { try makeWire(.init(idTokenSigning: .unsigned)).server.rotateSigningKey() }
+    }
+
+    @Test("every algorithm signs, and discovery lists it", arguments: SignatureAlgorithm.all)
+    func everyAlgorithmSigns(algorithm: SignatureAlgorithm) async throws {
+        let wire = makeWire(.init(idTokenSigning: .signed(algorithm)))
+        let idToken = try #require(try await wire.signIn().idToken)
+        let parts = idToken.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let key = try #require(wire.server.signingKeySet.keys.first)
+        let signature = try #require(Data(base64Encoded: base64(parts[2])))
+        #expect(try algorithm.verify([UInt8](signature), over: Array("\(parts[0]).\(parts[1])".utf8), with: key))
+        #expect(wire.server.metadata.idTokenSigningAlgorithms == [algorithm.name])
+        let listing = makeWire(.init(idTokenSigning: .signed(algorithm), advertisedSigningAlgorithms: ["RS256"]))
+        #expect(listing.server.metadata.idTokenSigningAlgorithms == ["RS256"])
+    }
+
+    @Test("signIDToken signs what it is given with the current key")
+    func signsGivenClaims() throws {
+        let wire = makeWire(.init(idTokenSigning: .signed(.edDSA)))
+        let token = try wire.server.signIDToken(["iss": .string("https://elsewhere")], header: ["kid": .string("k")])
+        let parts = token.split(separator: ".").map(String.init)
+        #expect(try decodePart(parts[0]) == ["alg": .string("EdDSA"), "typ": .string("JWT"), "kid": .string("k")])
+        #expect(try decodePart(parts[1]) == ["iss": .string("https://elsewhere")])
+        #expect(throws: CryptoError.self) { try makeWire(.init(idTokenSigning: .unsigned)).server.signIDToken([:]) }
+    }
+
+    @Test("an HS256 ID token is a JWT with iss, sub, aud, iat, exp, name and email")
+    func idTokenClaims() async throws {
+        let wire = makeWire(.init(idTokenSigning: .hs256(key: MockAuthorizationServer.IDTokenSigning.defaultKey)))
         let idToken = try #require(try await wire.signIn().idToken)
         let parts = idToken.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         try #require(parts.count == 3)
@@ -254,10 +312,15 @@ struct MockAuthorizationServerTokenTests {
         #expect(revoked.header("WWW-Authenticate") == #"Bearer error="invalid_token""#)
     }
 
-    private func decodePart(_ part: String) throws -> JSONObject {
+    /// base64url without padding as the padded standard alphabet `Data(base64Encoded:)` reads.
+    private func base64(_ part: String) -> String {
         var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
-        let data = try #require(Data(base64Encoded: base64))
+        return base64
+    }
+
+    private func decodePart(_ part: String) throws -> JSONObject {
+        let data = try #require(Data(base64Encoded: base64(part)))
         return try JSONDecoder().decode(JSONObject.self, from: data)
     }
 }

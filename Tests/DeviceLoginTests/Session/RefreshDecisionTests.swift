@@ -296,10 +296,16 @@ extension RefreshDecisionTests {
     // Issue 8, bug 6: a refreshed ID token of another user, issuer or client, or already expired, replaced the
     // session's silently.
     @Test(
-        "a refreshed ID token must keep iss and sub, name the client in aud, and not have expired",
+        "a refreshed ID token must keep iss, sub and aud, name the client in aud, and not have expired",
         arguments: [
             (idToken(), Kind.store, nil as String?),
-            (idToken(aud: .array([.string("other"), .string(Fixtures.clientID)])), .store, nil),
+            (idToken(aud: .array([.string(Fixtures.clientID)])), .store, nil),
+            // §12.2: "its aud Claim Value MUST be the same as in the ID Token issued when the original
+            // authentication occurred".
+            (
+                idToken(aud: .array([.string("other"), .string(Fixtures.clientID)])), .reject,
+                "for other audiences (\"other\", \"cli\"; the session's: \"cli\")"
+            ),
             (idToken(expiresAfterReply: -59), .store, nil),
             (idToken(sub: "user-2"), .reject, "for another user (sub \"user-2\", the session's is \"user-1\")"),
             (idToken(iss: "https://evil.example.com"), .reject, "issued by https://evil.example.com"),

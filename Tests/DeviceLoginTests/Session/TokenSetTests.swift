@@ -106,4 +106,64 @@ import Testing
         let decoded = try JSONDecoder().decode(TokenSet.self, from: JSONEncoder().encode(tokens))
         #expect(decoded == tokens)
     }
+
+    @Test func theVerdictIsStoredInTheDocumentedFormat() throws {
+        var tokens = Fixtures.tokens(idToken: "id-1")
+        tokens.idTokenVerification = IDTokenVerification(
+            outcome: .refused, problem: "no key", algorithm: "ES256", keyID: "k1", tokenDigest: "abc",
+            checkedAt: Fixtures.start
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(tokens), as: UTF8.self)
+        #expect(
+            text.contains(
+                #""id_token_verification":{"alg":"ES256","checked_at":1700000000,"kid":"k1","outcome":"refused","#
+                    + #""problem":"no key","sha256":"abc"}"#), "\(text)")
+        #expect(try JSONDecoder().decode(TokenSet.self, from: Data(text.utf8)) == tokens)
+    }
+
+    /// The verdict is advice: one that cannot be read (a later format, a damaged file) is dropped, not an error.
+    @Test(arguments: [
+        #"{"outcome":"verified"}"#, #"{"outcome":"verified","checked_at":1e300}"#, #""verified""#,
+        #"{"outcome":7,"checked_at":1}"#,
+    ])
+    func anUnreadableVerdictIsDropped(verdict: String) throws {
+        let text =
+            #"{"access_token":"AT","token_type":"Bearer","issued_at":1700000000,"#
+            + #""id_token_verification":"# + verdict + "}"
+        let tokens = try JSONDecoder().decode(TokenSet.self, from: Data(text.utf8))
+        #expect(tokens.accessToken == "AT")
+        #expect(tokens.idTokenVerification == nil)
+    }
+
+    @Test func anOutcomeOfALaterVersionIsNotBelieved() throws {
+        let text =
+            #"{"access_token":"AT","token_type":"Bearer","issued_at":1700000000,"#
+            + #""id_token_verification":{"outcome":"quantum-verified","checked_at":1700000000,"sha256":"x"}}"#
+        let tokens = try JSONDecoder().decode(TokenSet.self, from: Data(text.utf8))
+        let verdict = try #require(tokens.idTokenVerification)
+        #expect(verdict.outcome == .undetermined && !verdict.isVerified && !verdict.isFinal)
+    }
+
+    /// A refresh that brings a new ID token drops the verdict on the old one; one that brings the same, or none,
+    /// keeps it.
+    @Test func aNewIDTokenDropsTheVerdict() {
+        var tokens = Fixtures.tokens(idToken: "id-1")
+        tokens.idTokenVerification = IDTokenVerification(
+            outcome: .verified, tokenDigest: "d", checkedAt: Fixtures.start
+        )
+        let same = tokens.refreshed(
+            with: TokenResponse(accessToken: "AT-2", idToken: "id-1"), receivedAt: Fixtures.start)
+        #expect(same.idTokenVerification == tokens.idTokenVerification)
+        let none = tokens.refreshed(with: TokenResponse(accessToken: "AT-2"), receivedAt: Fixtures.start)
+        #expect(none.idTokenVerification == tokens.idTokenVerification)
+        let new = tokens.refreshed(
+            with: TokenResponse(accessToken: "AT-2", idToken: "id-2"), receivedAt: Fixtures.start)
+        #expect(new.idToken == "id-2")
+        #expect(new.idTokenVerification == nil)
+        let resource = tokens.refreshed(
+            with: TokenResponse(accessToken: "API", idToken: "id-3"), for: Fixtures.api, receivedAt: Fixtures.start)
+        #expect(resource.idTokenVerification == nil)
+    }
 }

@@ -86,7 +86,7 @@ import Testing
     @Test func idTokenClaimsAreDecodedAndChecked() async throws {
         let idToken = Fixtures.jwt(Fixtures.idClaims())
         let harness = try TokenStateHarness(tokens: Fixtures.tokens(idToken: idToken))
-        let claims = try await harness.state.idTokenClaims()
+        let claims = try await harness.state.unverifiedIDTokenClaims()
         #expect(claims.subject == "user-1")
         #expect(claims.audience == ["cli"])
     }
@@ -95,12 +95,12 @@ import Testing
         var claims = Fixtures.idClaims()
         claims["iss"] = .string("https://evil.example.com")
         let harness = try TokenStateHarness(tokens: Fixtures.tokens(idToken: Fixtures.jwt(claims)))
-        _ = await expectError(.invalidIDToken) { _ = try await harness.state.idTokenClaims() }
+        _ = await expectError(.invalidIDToken) { _ = try await harness.state.unverifiedIDTokenClaims() }
     }
 
     @Test func noIDTokenIsAClearError() async throws {
         let harness = try TokenStateHarness()
-        let error = await expectError(.invalidIDToken) { _ = try await harness.state.idTokenClaims() }
+        let error = await expectError(.invalidIDToken) { _ = try await harness.state.unverifiedIDTokenClaims() }
         #expect(error?.hint?.contains("openid") == true)
     }
 }

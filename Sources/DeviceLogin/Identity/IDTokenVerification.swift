@@ -1,0 +1,119 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The verdict on one ID token: verified (its signature against the issuer's key and its claims), refused (it
+/// failed a check and never will pass), or undetermined (it could not be checked now: the keys could not be
+/// fetched, libcrypto is missing).
+///
+/// A ``TokenSet`` keeps the verdict of its ID token (``TokenSet/idTokenVerification``), so that showing who is signed
+/// in needs no request. The verdict names the token by its SHA-256 (``tokenDigest``): a token changed after it was
+/// judged — in the file, say — no longer matches (``isAbout(_:)``), and is judged again. Only verified and refused
+/// verdicts are kept; an undetermined one is tried again next time.
+///
+/// ```swift
+/// let verdict = try await state.idTokenVerification()
+/// if verdict?.isVerified == true { print(try await state.verifiedIDTokenClaims().subject) }
+/// else { print("not verified:", verdict?.problem ?? "no ID token") }
+/// ```
+public struct IDTokenVerification: Sendable, Hashable {
+    /// What came of the checks.
+    public enum Outcome: String, Sendable, Hashable {
+        /// The signature verifies with the issuer's key and every claim check passed.
+        case verified
+        /// A check failed: the token is not believed, and checking again will not change that.
+        case refused
+        /// The token could not be checked now; it may be later.
+        case undetermined
+    }
+
+    /// What came of the checks.
+    public var outcome: Outcome
+    /// Why the token is not verified, in words (never the token); nil when verified.
+    public var problem: String?
+    /// The token's `alg`, when it was one this library verifies.
+    public var algorithm: String?
+    /// The `kid` of the key that verified it (or that it named).
+    public var keyID: String?
+    /// The token's SHA-256, base64url: which token this verdict is about. Nil only for an undetermined verdict when
+    /// no digest could be computed.
+    public var tokenDigest: String?
+    /// When the checks ran, by the injected `now`.
+    public var checkedAt: Date
+
+    /// Creates a verdict.
+    public init(
+        outcome: Outcome, problem: String? = nil, algorithm: String? = nil, keyID: String? = nil,
+        tokenDigest: String?, checkedAt: Date
+    ) {
+        self.outcome = outcome
+        self.problem = problem
+        self.algorithm = algorithm
+        self.keyID = keyID
+        self.tokenDigest = tokenDigest
+        self.checkedAt = checkedAt
+    }
+
+    /// Whether the token was verified.
+    public var isVerified: Bool { outcome == .verified }
+
+    /// Whether the verdict is worth keeping: verified or refused, and naming its token.
+    public var isFinal: Bool { outcome != .undetermined && tokenDigest != nil }
+
+    /// Whether this verdict is about `idToken` (its SHA-256 is ``tokenDigest``).
+    ///
+    /// Computing the digest loads libcrypto; without it, no verdict is about any token.
+    public func isAbout(_ idToken: String) -> Bool {
+        guard let tokenDigest, let digest = try? SHA256Digest.base64URL(of: idToken) else { return false }
+        return digest == tokenDigest
+    }
+}
+
+extension IDTokenVerification: Codable {
+    enum CodingKeys: String, CodingKey {
+        case outcome, problem
+        case algorithm = "alg"
+        case keyID = "kid"
+        case tokenDigest = "sha256"
+        case checkedAt = "checked_at"
+    }
+
+    /// Reads a verdict in the stored form (times as Unix seconds, like the rest of a token file).
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let outcome = try container.decode(String.self, forKey: .outcome)
+        self.init(
+            // An outcome a later version writes is not believed.
+            outcome: Outcome(rawValue: outcome) ?? .undetermined,
+            problem: try container.decodeIfPresent(String.self, forKey: .problem),
+            algorithm: try container.decodeIfPresent(String.self, forKey: .algorithm),
+            keyID: try container.decodeIfPresent(String.self, forKey: .keyID),
+            tokenDigest: try container.decodeIfPresent(String.self, forKey: .tokenDigest),
+            checkedAt: try container.decodeStoredTime(forKey: .checkedAt)
+        )
+    }
+
+    /// Writes the verdict in the stored form.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(outcome.rawValue, forKey: .outcome)
+        try container.encodeIfPresent(problem, forKey: .problem)
+        try container.encodeIfPresent(algorithm, forKey: .algorithm)
+        try container.encodeIfPresent(keyID, forKey: .keyID)
+        try container.encodeIfPresent(tokenDigest, forKey: .tokenDigest)
+        try container.encode(
+            try TokenSet.storedSeconds(checkedAt, field: container.codingPath, key: CodingKeys.checkedAt),
+            forKey: .checkedAt
+        )
+    }
+}
+
+extension IDTokenVerification: CustomStringConvertible {
+    /// The outcome, algorithm, key and problem; never the token.
+    public var description: String {
+        "IDTokenVerification(\(outcome.rawValue), alg: \(algorithm ?? "none"), kid: \(keyID ?? "none")"
+            + (problem.map { ", problem: \($0)" } ?? "") + ")"
+    }
+}
