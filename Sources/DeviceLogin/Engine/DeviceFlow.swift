@@ -183,7 +183,7 @@ public struct DeviceFlow: Sendable {
                 onEvent(.polling(attempt: state.attempts, elapsed: clock.elapsed()))
                 let reply: Result<HTTPResponse, TransportError>
                 do {
-                    reply = .success(try await transport.send(request))
+                    reply = .success(try await transport.send(try proven(request)))
                 } catch let error as TransportError {
                     reply = .failure(error)
                 }
@@ -220,10 +220,15 @@ public struct DeviceFlow: Sendable {
         after reply: Result<HTTPResponse, TransportError>, state: inout PollScheduler.State,
         onEvent: @Sendable (DeviceFlowEvent) -> Void
     ) -> PollScheduler.Decision {
-        let outcome: PollOutcome
+        var outcome: PollOutcome
         switch reply {
-        case .success(let response): outcome = PollOutcome(response)
+        case .success(let response):
+            client.dpop?.takeNonce(from: response, for: endpoints.token)
+            outcome = PollOutcome(response)
         case .failure(let error): outcome = PollOutcome(error)
+        }
+        if case .token(let token) = outcome, let refusal = token.tokenTypeRefusal(provenWithDPoP: client.dpop != nil) {
+            outcome = .fatal(refusal)
         }
         let previousInterval = state.interval
         let decision = PollScheduler.decide(&state, outcome: outcome, now: clock.elapsed(), policy: policy)
@@ -250,8 +255,18 @@ public struct DeviceFlow: Sendable {
         }
     }
 
+    /// `request` with a new DPoP proof (a fresh `jti` and `iat` for every poll) when the client has a DPoP key.
+    @inline(never)
+    private func proven(_ request: HTTPRequest) throws(DeviceLoginError) -> HTTPRequest {
+        guard let dpop = client.dpop else { return request }
+        return try dpop.signed(request)
+    }
+
+    /// Sends a one-off request: with a DPoP proof, and once more with the server's nonce if it asks for one
+    /// (draft-parecki-oauth-dpop-device-flow: the device authorization request is proven with the key too).
     private func send(_ request: HTTPRequest, while action: String) async throws -> HTTPResponse {
         do {
+            if let dpop = client.dpop { return try await dpop.send(request, through: transport) }
             return try await transport.send(request)
         } catch let error as TransportError {
             throw DeviceLoginError.wrapping(error, while: action)

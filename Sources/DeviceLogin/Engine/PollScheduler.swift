@@ -13,13 +13,19 @@ public enum PollScheduler {
         public var attempts: Int
         /// When the device code expires: no poll at or after it.
         public var deadline: Duration
+        /// Whether the last poll was the one retry of a poll the server refused with `use_dpop_nonce` (RFC 9449 §8).
+        public var retriedForNonce: Bool
 
         /// Creates a state.
-        public init(interval: Duration, deadline: Duration, consecutiveFailures: Int = 0, attempts: Int = 0) {
+        public init(
+            interval: Duration, deadline: Duration, consecutiveFailures: Int = 0, attempts: Int = 0,
+            retriedForNonce: Bool = false
+        ) {
             self.interval = interval
             self.deadline = deadline
             self.consecutiveFailures = consecutiveFailures
             self.attempts = attempts
+            self.retriedForNonce = retriedForNonce
         }
     }
 
@@ -53,6 +59,7 @@ public enum PollScheduler {
     public static func decide(
         _ state: inout State, outcome: PollOutcome, now: Duration, policy: PollingPolicy = PollingPolicy()
     ) -> Decision {
+        if case .useDPoPNonce = outcome {} else { state.retriedForNonce = false }
         switch outcome {
         case .token(let token):
             return .finish(token)
@@ -77,6 +84,16 @@ public enum PollScheduler {
                 ))
         case .expired(let error):
             return .fail(DeviceLoginError.codeExpired(oauthError: error))
+        case .useDPoPNonce(let error):
+            // RFC 9449 §8: the server refused the proof for want of its nonce and sent one in DPoP-Nonce; the client
+            // sends the request again with a new proof carrying it, here at once. The server refused the proof before it read the device
+            // code, so the refused request was no poll and the retry does not shorten the interval: the next poll
+            // waits the whole interval after the retry. Refused again, the nonce did not help: stop.
+            guard !state.retriedForNonce else {
+                return .fail(DeviceLoginError.server(error, while: "the token request, sent again with its DPoP nonce"))
+            }
+            state.retriedForNonce = true
+            return schedule(.zero, state: state, now: now)
         case .oauthError(let error):
             return .fail(DeviceLoginError.server(error, while: "the token request"))
         case .fatal(let error):

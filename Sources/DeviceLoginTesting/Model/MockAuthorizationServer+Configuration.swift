@@ -68,6 +68,10 @@ extension MockAuthorizationServer {
         /// A seed that makes every code and token the same from run to run, for exact wire tests. Default nil:
         /// random.
         public var seed: UInt64?
+        /// How the server speaks DPoP (RFC 9449): nonces, the `iat` window, the algorithms, and whether discovery
+        /// lists `dpop_signing_alg_values_supported` (it does when this is set). Default nil: proofs are still
+        /// verified when sent, with ``DPoPSettings``'s defaults, and tokens bound to their key.
+        public var dpop: DPoPSettings?
 
         /// Creates a configuration; every parameter has the default documented on its property.
         public init(
@@ -91,7 +95,8 @@ extension MockAuthorizationServer {
             deviceAuthorizationFaults: [Int: Fault] = [:],
             refreshFaults: [Int: Fault] = [:],
             responseDelay: Duration = .zero,
-            seed: UInt64? = nil
+            seed: UInt64? = nil,
+            dpop: DPoPSettings? = nil
         ) {
             self.issuer = issuer
             self.paths = paths
@@ -114,6 +119,7 @@ extension MockAuthorizationServer {
             self.refreshFaults = refreshFaults
             self.responseDelay = responseDelay
             self.seed = seed
+            self.dpop = dpop
         }
 
         /// The polling interval the server enforces at first: ``interval`` when positive, else 5 seconds.
@@ -139,6 +145,8 @@ extension MockAuthorizationServer {
         public var userinfo: String
         /// The verification URI: the approval page. Default `/device`.
         public var verification: String
+        /// The DPoP-checking resource endpoint (``MockAuthorizationServer/resourceEndpoint()``). Default `/resource`.
+        public var resource: String
 
         /// Creates paths; every parameter has the default documented on its property.
         public init(
@@ -146,13 +154,15 @@ extension MockAuthorizationServer {
             token: String = "/token",
             revocation: String = "/revoke",
             userinfo: String = "/userinfo",
-            verification: String = "/device"
+            verification: String = "/device",
+            resource: String = "/resource"
         ) {
             self.deviceAuthorization = deviceAuthorization
             self.token = token
             self.revocation = revocation
             self.userinfo = userinfo
             self.verification = verification
+            self.resource = resource
         }
     }
 
@@ -165,14 +175,19 @@ extension MockAuthorizationServer {
         public var id: String
         /// How it authenticates: `ClientAuthentication.none` for a public client.
         public var authentication: ClientAuthentication
+        /// Whether every device authorization and token request of this client must carry a DPoP proof (RFC 9449):
+        /// one without is refused with `invalid_dpop_proof`. Default false (a proof is verified when sent).
+        public var requiresDPoP: Bool
 
         /// Creates a client.
         /// - Parameters:
         ///   - id: The client identifier.
         ///   - authentication: How it must authenticate; default none (a public client sending `client_id`).
-        public init(id: String, authentication: ClientAuthentication = .none) {
+        ///   - requiresDPoP: Whether its requests must be proven with DPoP.
+        public init(id: String, authentication: ClientAuthentication = .none, requiresDPoP: Bool = false) {
             self.id = id
             self.authentication = authentication
+            self.requiresDPoP = requiresDPoP
         }
     }
 

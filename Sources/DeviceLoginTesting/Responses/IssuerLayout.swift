@@ -48,6 +48,7 @@ struct IssuerLayout: Sendable, Hashable {
         case issuerPath + paths.revocation: return .revocation
         case issuerPath + paths.userinfo: return .userinfo
         case issuerPath + paths.verification: return .verificationPage
+        case issuerPath + paths.resource: return .resource
         default: return .unknown
         }
     }
