@@ -5,16 +5,25 @@
 public enum PollScheduler {
     /// Where a flow stands between polls. Times are durations on the flow's clock since the flow started.
     public struct State: Sendable, Hashable {
+        // Frame size: the state lives in the polling task's frame for as long as it polls. The failure count is
+        // kept in 32 bits so that the nonce flag fits beside it and the state stays 48 bytes; a 49-byte state costs
+        // 0.2 kB per flow in device-login-bench.
+
         /// The interval in force (RFC 8628 §3.2 `interval`, grown by `slow_down`).
         public var interval: Duration
-        /// Failures (transport, 5xx, 429) in a row since the last answer from the server.
-        public var consecutiveFailures: Int
+        private var failureCount: Int32
+        /// Whether the last poll was the one retry of a poll the server refused with `use_dpop_nonce` (RFC 9449 §8).
+        public var retriedForNonce: Bool
         /// Polls sent so far.
         public var attempts: Int
         /// When the device code expires: no poll at or after it.
         public var deadline: Duration
-        /// Whether the last poll was the one retry of a poll the server refused with `use_dpop_nonce` (RFC 9449 §8).
-        public var retriedForNonce: Bool
+
+        /// Failures (transport, 5xx, 429) in a row since the last answer from the server (at most `Int32.max`).
+        public var consecutiveFailures: Int {
+            get { Int(failureCount) }
+            set { failureCount = Int32(clamping: newValue) }
+        }
 
         /// Creates a state.
         public init(
@@ -23,7 +32,7 @@ public enum PollScheduler {
         ) {
             self.interval = interval
             self.deadline = deadline
-            self.consecutiveFailures = consecutiveFailures
+            self.failureCount = Int32(clamping: consecutiveFailures)
             self.attempts = attempts
             self.retriedForNonce = retriedForNonce
         }

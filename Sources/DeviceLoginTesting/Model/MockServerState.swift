@@ -159,7 +159,7 @@ struct MockServerState {
             reply = error.reply
         }
         // RFC 9449 §8: a server that demands nonces sends the current one with its answers, errors and successes.
-        if dpopSettings.requiresNonce, endpoint == .deviceAuthorization || endpoint == .token,
+        if configuration.dpop?.requiresNonce == true, endpoint == .deviceAuthorization || endpoint == .token,
             case .respond(var response) = reply.response, response.header("DPoP-Nonce") == nil
         {
             response.headers.append(HTTPHeader("DPoP-Nonce", nonce(of: .authorizationServer)))
