@@ -28,6 +28,9 @@ public struct ClientConfiguration: Sendable, Hashable {
     public var additionalHeaders: [HTTPHeader]
     /// Whether plain `http://` endpoints are allowed for hosts that are not loopback. Default false.
     public var allowInsecureHTTP: Bool
+    /// The DPoP key (RFC 9449) that proves every request to the authorization server, binding the tokens to it;
+    /// nil (the default) for Bearer tokens. See ``DPoPProver``.
+    public var dpop: DPoPProver?
 
     /// Creates a configuration.
     /// - Parameters:
@@ -38,6 +41,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     ///   - additionalParameters: Extra device authorization request parameters.
     ///   - additionalHeaders: Extra headers.
     ///   - allowInsecureHTTP: Allow plain HTTP to hosts that are not loopback.
+    ///   - dpop: The DPoP key to prove requests with; nil for Bearer tokens.
     public init(
         clientID: String,
         authentication: ClientAuthentication = .none,
@@ -45,7 +49,8 @@ public struct ClientConfiguration: Sendable, Hashable {
         resources: [String] = [],
         additionalParameters: [FormParameter] = [],
         additionalHeaders: [HTTPHeader] = [],
-        allowInsecureHTTP: Bool = false
+        allowInsecureHTTP: Bool = false,
+        dpop: DPoPProver? = nil
     ) {
         self.clientID = clientID
         self.authentication = authentication
@@ -54,6 +59,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         self.additionalParameters = additionalParameters
         self.additionalHeaders = additionalHeaders
         self.allowInsecureHTTP = allowInsecureHTTP
+        self.dpop = dpop
     }
 
     /// The scopes to send: the configured ones, else the OpenID default for an OpenID provider, else none.
@@ -67,7 +73,8 @@ extension ClientConfiguration: CustomStringConvertible {
     /// A summary without the secret.
     public var description: String {
         "ClientConfiguration(clientID: \(clientID), authentication: \(authentication), "
-            + "scopes: \(scopes.map { $0.joined(separator: " ") } ?? "default"), resources: \(resources))"
+            + "scopes: \(scopes.map { $0.joined(separator: " ") } ?? "default"), resources: \(resources)"
+            + (dpop.map { ", dpop: \($0.thumbprint)" } ?? "") + ")"
     }
 }
 

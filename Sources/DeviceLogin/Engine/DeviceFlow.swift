@@ -118,7 +118,9 @@ public struct DeviceFlow: Sendable {
     ///
     /// Waits the interval before each poll; `slow_down` adds 5 s for this and every later poll; network failures,
     /// HTTP 5xx and 429 back off exponentially (capped, honouring `Retry-After`, never sooner than the interval)
-    /// until the local deadline at `expires_in`.
+    /// until the local deadline at `expires_in`. With a DPoP key (``ClientConfiguration/dpop``) every poll carries a
+    /// new proof, a poll refused with `use_dpop_nonce` is sent again at once with the server's nonce (RFC 9449 §8),
+    /// and a token that is not of type `DPoP` is refused (§5).
     /// - Parameters:
     ///   - authorization: The authorization from ``requestAuthorization()`` on this flow.
     ///   - onEvent: Called with each event, in order, on the polling task.
@@ -193,6 +195,7 @@ public struct DeviceFlow: Sendable {
                 onEvent(.polling(attempt: state.attempts, elapsed: clock.elapsed()))
                 let reply: Result<HTTPResponse, TransportError>
                 do {
+                    try prove(&request)
                     reply = .success(try await transport.send(request))
                 } catch let error as TransportError {
                     reply = .failure(error)
@@ -230,10 +233,15 @@ public struct DeviceFlow: Sendable {
         after reply: Result<HTTPResponse, TransportError>, state: inout PollScheduler.State,
         onEvent: @Sendable (DeviceFlowEvent) -> Void
     ) -> PollScheduler.Decision {
-        let outcome: PollOutcome
+        var outcome: PollOutcome
         switch reply {
-        case .success(let response): outcome = PollOutcome(response)
+        case .success(let response):
+            client.dpop?.takeNonce(from: response, for: endpoints.token)
+            outcome = PollOutcome(response)
         case .failure(let error): outcome = PollOutcome(error)
+        }
+        if case .token(let token) = outcome, let refusal = token.tokenTypeRefusal(provenWithDPoP: client.dpop != nil) {
+            outcome = .fatal(refusal)
         }
         let previousInterval = state.interval
         let decision = PollScheduler.decide(&state, outcome: outcome, now: clock.elapsed(), policy: policy)
@@ -260,8 +268,22 @@ public struct DeviceFlow: Sendable {
         }
     }
 
+    /// Puts a new DPoP proof (a fresh `jti` and `iat` for every poll) in `request` when the client has a DPoP key.
+    ///
+    /// In place and out of line for the frame size: a signed copy of the request held across the poll's `await`
+    /// takes a slot of its own in the polling task's frame (device-login-bench: +0.25 kB per flow). The `throws` is
+    /// untyped so that the frame needs no slot of a `DeviceLoginError`'s size for it.
+    @inline(never)
+    private func prove(_ request: inout HTTPRequest) throws {
+        guard let dpop = client.dpop else { return }
+        request = try dpop.signed(request)
+    }
+
+    /// Sends a one-off request: with a DPoP proof, and once more with the server's nonce if it asks for one
+    /// (draft-parecki-oauth-dpop-device-flow: the device authorization request is proven with the key too).
     private func send(_ request: HTTPRequest, while action: String) async throws -> HTTPResponse {
         do {
+            if let dpop = client.dpop { return try await dpop.send(request, through: transport) }
             return try await transport.send(request)
         } catch let error as TransportError {
             throw DeviceLoginError.wrapping(error, while: action)

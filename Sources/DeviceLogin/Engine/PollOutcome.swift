@@ -10,6 +10,9 @@ public enum PollOutcome: Sendable, Hashable {
     case denied(OAuthError)
     /// `expired_token`.
     case expired(OAuthError)
+    /// `use_dpop_nonce` with a `DPoP-Nonce` header (RFC 9449 §8): the proof needs the server's nonce; send the poll
+    /// again at once with it. Without the header the error is ``oauthError(_:)``: there is nothing to retry with.
+    case useDPoPNonce(OAuthError)
     /// Any other OAuth error: final.
     case oauthError(OAuthError)
     /// A failure that may pass: the network, HTTP 5xx, 408 or 429. `retryAfterSeconds` from `Retry-After`.
@@ -34,6 +37,8 @@ public enum PollOutcome: Sendable, Hashable {
             case .slowDown: self = .slowDown(serverInterval: error.interval)
             case .accessDenied: self = .denied(error)
             case .expiredToken: self = .expired(error)
+            case .useDPoPNonce where response.header("DPoP-Nonce").map(DPoPProver.isWellFormedNonce) == true:
+                self = .useDPoPNonce(error)
             default: self = .oauthError(error)
             }
         case .httpError(let status, let retryAfter, _) where status >= 500 || status == 429 || status == 408:

@@ -5,21 +5,36 @@
 public enum PollScheduler {
     /// Where a flow stands between polls. Times are durations on the flow's clock since the flow started.
     public struct State: Sendable, Hashable {
+        // Frame size: the state lives in the polling task's frame for as long as it polls. The failure count is
+        // kept in 32 bits so that the nonce flag fits beside it and the state stays 48 bytes; a 49-byte state costs
+        // 0.2 kB per flow in device-login-bench.
+
         /// The interval in force (RFC 8628 §3.2 `interval`, grown by `slow_down`).
         public var interval: Duration
-        /// Failures (transport, 5xx, 429) in a row since the last answer from the server.
-        public var consecutiveFailures: Int
+        private var failureCount: Int32
+        /// Whether the last poll was the one retry of a poll the server refused with `use_dpop_nonce` (RFC 9449 §8).
+        public var retriedForNonce: Bool
         /// Polls sent so far.
         public var attempts: Int
         /// When the device code expires: no poll at or after it.
         public var deadline: Duration
 
+        /// Failures (transport, 5xx, 429) in a row since the last answer from the server (at most `Int32.max`).
+        public var consecutiveFailures: Int {
+            get { Int(failureCount) }
+            set { failureCount = Int32(clamping: newValue) }
+        }
+
         /// Creates a state.
-        public init(interval: Duration, deadline: Duration, consecutiveFailures: Int = 0, attempts: Int = 0) {
+        public init(
+            interval: Duration, deadline: Duration, consecutiveFailures: Int = 0, attempts: Int = 0,
+            retriedForNonce: Bool = false
+        ) {
             self.interval = interval
             self.deadline = deadline
-            self.consecutiveFailures = consecutiveFailures
+            self.failureCount = Int32(clamping: consecutiveFailures)
             self.attempts = attempts
+            self.retriedForNonce = retriedForNonce
         }
     }
 
@@ -53,6 +68,7 @@ public enum PollScheduler {
     public static func decide(
         _ state: inout State, outcome: PollOutcome, now: Duration, policy: PollingPolicy = PollingPolicy()
     ) -> Decision {
+        if case .useDPoPNonce = outcome {} else { state.retriedForNonce = false }
         switch outcome {
         case .token(let token):
             return .finish(token)
@@ -77,6 +93,16 @@ public enum PollScheduler {
                 ).advisingOnKnownRefusal())
         case .expired(let error):
             return .fail(DeviceLoginError.codeExpired(oauthError: error))
+        case .useDPoPNonce(let error):
+            // RFC 9449 §8: the server refused the proof for want of its nonce and sent one in DPoP-Nonce; the client
+            // sends the request again with a new proof carrying it, here at once. The server refused the proof before it read the device
+            // code, so the refused request was no poll and the retry does not shorten the interval: the next poll
+            // waits the whole interval after the retry. Refused again, the nonce did not help: stop.
+            guard !state.retriedForNonce else {
+                return .fail(DeviceLoginError.server(error, while: "the token request, sent again with its DPoP nonce"))
+            }
+            state.retriedForNonce = true
+            return schedule(.zero, state: state, now: now)
         case .oauthError(let error):
             return .fail(DeviceLoginError.server(error, while: "the token request").advisingOnKnownRefusal())
         case .fatal(let error):

@@ -1,5 +1,6 @@
 /// The `Bearer` challenge of a `WWW-Authenticate` header (RFC 6750 §3), e.g.
-/// `Bearer realm="api", error="invalid_token", error_description="The access token expired"`.
+/// `Bearer realm="api", error="invalid_token", error_description="The access token expired"` — or the challenge of
+/// another scheme with the same parameters, such as `DPoP` (RFC 9449 §7.1).
 struct BearerChallenge: Sendable, Hashable {
     /// The longest header read: 8 KiB.
     static let maximumHeaderBytes = 8192
@@ -12,8 +13,10 @@ struct BearerChallenge: Sendable, Hashable {
     /// `error_description`, if given.
     var errorDescription: String? { parameters["error_description"] }
 
-    /// Finds the `Bearer` challenge among the challenges of a header value; nil when there is none.
-    init?(header: String) {
+    /// Finds the challenge of `scheme` (`bearer` by default; any case) among the challenges of a header value; nil
+    /// when there is none.
+    init?(header: String, scheme: String = "bearer") {
+        let scheme = scheme.lowercased()
         let characters = Array(header.utf8.prefix(Self.maximumHeaderBytes))
         var index = 0
         var inBearer = false
@@ -58,7 +61,7 @@ struct BearerChallenge: Sendable, Hashable {
                     ? readQuoted() : readToken()
                 if inBearer { parameters[token.lowercased()] = value }
             } else {
-                inBearer = token.lowercased() == "bearer"
+                inBearer = token.lowercased() == scheme
                 found = found || inBearer
             }
         }

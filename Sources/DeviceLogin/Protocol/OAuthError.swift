@@ -43,6 +43,10 @@ public struct OAuthError: Error, Sendable, Hashable {
         public static let invalidToken: Code = "invalid_token"
         /// RFC 8707 §2: the resource is not valid or not allowed.
         public static let invalidTarget: Code = "invalid_target"
+        /// RFC 9449 §5, §7.1: the DPoP proof is missing, malformed, or made with another key.
+        public static let invalidDPoPProof: Code = "invalid_dpop_proof"
+        /// RFC 9449 §8, §9: send the request again with the nonce of the `DPoP-Nonce` header.
+        public static let useDPoPNonce: Code = "use_dpop_nonce"
     }
 
     /// How much of the raw body is kept: 4 KiB.

@@ -229,12 +229,15 @@ extension TokenState {
         let decision: RefreshDecision
         do {
             try EndpointPolicy.check(profile.endpoints.token, allowInsecureHTTP: client.allowInsecureHTTP)
-            let response = try await transport.send(
-                client.formRequest(to: profile.endpoints.token, parameters: request.formParameters)
+            let response = try await sendRefresh(
+                client.formRequest(to: profile.endpoints.token, parameters: request.formParameters),
+                profile: storedProfile
             )
-            decision = RefreshDecision.decide(
-                reply: ServerReply(response), current: current, resource: resource, grant: refreshGrant,
-                receivedAt: now()
+            decision = RefreshDecision.requiringDPoP(
+                RefreshDecision.decide(
+                    reply: ServerReply(response), current: current, resource: resource, grant: refreshGrant,
+                    receivedAt: now()
+                ), resource: resource, provenWithDPoP: client.dpop != nil
             )
         } catch let error as TransportError {
             decision = RefreshDecision.decide(transportFailure: error)

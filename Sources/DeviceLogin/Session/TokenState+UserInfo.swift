@@ -7,7 +7,8 @@ import Foundation
 extension TokenState {
     /// Fetches the user's claims from the userinfo endpoint (OpenID Connect Core §5.3).
     ///
-    /// Sends `GET` with `Authorization: Bearer` and a fresh access token (refreshing first when needed). When the
+    /// Sends `GET` with `Authorization: Bearer` and a fresh access token (refreshing first when needed) — or, for a
+    /// DPoP-bound token, `Authorization: DPoP` and a proof (RFC 9449 §7.1). When the
     /// endpoint answers 401 with `WWW-Authenticate: Bearer error="invalid_token"` (RFC 6750 §3.1), the token is
     /// refreshed once, even if it looked valid, and the request sent once more. When the session has an ID token,
     /// the response's `sub` must equal the ID token's (§5.3.2: "the UserInfo Response MUST NOT be used" otherwise).
@@ -32,7 +33,9 @@ extension TokenState {
         var retried = false
         while true {
             let response = try await sendUserInfoRequest(to: endpoint, token: token)
-            let challenge = response.header("WWW-Authenticate").flatMap(BearerChallenge.init(header:))
+            let challenge = response.header("WWW-Authenticate").flatMap {
+                BearerChallenge(header: $0) ?? BearerChallenge(header: $0, scheme: "dpop")
+            }
             if response.status == 401, !retried, challenge?.error == OAuthError.Code.invalidToken.rawValue {
                 retried = true
                 token = try await freshAccessToken(replacing: token)
@@ -54,14 +57,12 @@ extension TokenState {
     }
 
     private func sendUserInfoRequest(to endpoint: URL, token: String) async throws -> HTTPResponse {
-        let request = HTTPRequest(
-            method: .get, url: endpoint,
-            headers: [HTTPHeader("Authorization", "Bearer \(token)"), HTTPHeader("Accept", "application/json")]
-                + client.additionalHeaders
-        )
         do {
             try EndpointPolicy.check(endpoint, allowInsecureHTTP: client.allowInsecureHTTP)
-            return try await transport.send(request)
+            return try await sendAuthorized(
+                method: .get, url: endpoint,
+                headers: [HTTPHeader("Accept", "application/json")] + client.additionalHeaders, token: token
+            )
         } catch let error as TransportError {
             throw DeviceLoginError.wrapping(error, while: "fetching userinfo")
         }

@@ -15,8 +15,8 @@ extension FileTokenStore {
     /// - The directory is created (mode `0700`, missing parents too) when it does not exist. An existing one must be
     ///   a real directory — not a symbolic link, as a `DEVICE_LOGIN_HOME` may be — that belongs to this user and
     ///   that no other user can access.
-    /// - The lock file and the token file, when they exist, must be regular files (not symbolic links) of this
-    ///   user; the token file must have no group or other permission bits.
+    /// - The lock file, the token file and the DPoP key file, when they exist, must be regular files (not symbolic
+    ///   links) of this user; the token and key files must have no group or other permission bits.
     /// - A file can be created in the directory (not read-only, not full) and the lock file opened.
     ///
     /// It neither reads nor changes the profile's record, and takes no lock.
@@ -34,6 +34,7 @@ extension FileTokenStore {
             try ensureDirectory()
             try checkExistingFile(at: lock, kind: "lock file", privateMode: nil)
             try checkExistingFile(at: file, kind: "token file", privateMode: "600")
+            try checkExistingFile(at: dpopKeyPath(profile: name), kind: "DPoP key file", privateMode: "600")
             let probe = Self.join(directory, Self.temporaryFileName(for: file))
             do {
                 let fd = try POSIX.openFile(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)

@@ -14,18 +14,19 @@ extension FileTokenStore {
         return ".\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
     }
 
-    /// Whether `entry` is a temporary file of profile `name`'s record, by the exact pattern
-    /// ``temporaryFileName(for:)`` makes: `.NAME.json.<digits>.tmp`. Profile `work` does not claim
-    /// `.work.json.json.1.tmp`, which belongs to profile `work.json`.
+    /// Whether `entry` is a temporary file of profile `name`'s record or DPoP key, by the exact pattern
+    /// ``temporaryFileName(for:)`` makes: `.NAME.json.<digits>.tmp` or `.NAME.dpop.jwk.<digits>.tmp`. Profile `work`
+    /// does not claim `.work.json.json.1.tmp`, which belongs to profile `work.json`.
     static func isTemporaryFile(_ entry: String, ofProfile name: String) -> Bool {
-        let prefix = "." + name + ".json."
         let suffix = ".tmp"
-        guard entry.hasPrefix(prefix), entry.hasSuffix(suffix), entry.count > prefix.count + suffix.count else {
-            return false
-        }
-        let middle = entry.dropFirst(prefix.count).dropLast(suffix.count)
         let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
-        return middle.utf8.count <= 20 && middle.utf8.allSatisfy { digits.contains($0) }
+        return ["." + name + ".json.", "." + name + ".dpop.jwk."].contains { prefix in
+            guard entry.hasPrefix(prefix), entry.hasSuffix(suffix), entry.count > prefix.count + suffix.count else {
+                return false
+            }
+            let middle = entry.dropFirst(prefix.count).dropLast(suffix.count)
+            return middle.utf8.count <= 20 && middle.utf8.allSatisfy { digits.contains($0) }
+        }
     }
 
     /// Removes the temporary files a writer of profile `name` left behind when it was killed between writing and

@@ -15,7 +15,8 @@ import Darwin
 ///
 /// **Where.** `$DEVICE_LOGIN_HOME` when set, else `$XDG_STATE_HOME/device-login`, else
 /// `~/.local/state/device-login` (see ``defaultDirectory(environment:)``). Profile `work` lives in `work.json`,
-/// its lock in `work.lock`.
+/// its lock in `work.lock`, and the DPoP key of a profile that uses DPoP in `work.dpop.jwk`
+/// (``saveDPoPKey(_:profile:)``).
 ///
 /// **Who may read.** The directory is created `0700` and files `0600`. On every read the directory and the
 /// file are checked: a file or directory that other users can access, or that another user owns, is refused
@@ -173,16 +174,24 @@ public struct FileTokenStore: TokenStore {
         }
     }
 
-    /// Deletes a profile's record (its lock file stays: deleting a lock file others may hold is unsafe).
+    /// Deletes a profile's record and its DPoP key file, if any (its lock file stays: deleting a lock file others
+    /// may hold is unsafe).
     public func remove(profile name: String) async throws {
         let path = try filePath(profile: name)
+        let key = try dpopKeyPath(profile: name)
         try await BlockingIO.run { [self] in
             guard try checkDirectory() else { return }
-            do {
-                if try POSIX.removeFile(path) { try POSIX.flushDirectory(directory) }
-            } catch let error as SystemCallError {
-                throw storageError(error, doing: "delete the token file", path: path)
-            }
+            try removeFile(at: path, kind: "token file")
+            try removeFile(at: key, kind: "DPoP key file")
+        }
+    }
+
+    /// Deletes one file of the store, if it is there, and flushes the directory. Call after ``checkDirectory()``.
+    func removeFile(at path: String, kind: String) throws {
+        do {
+            if try POSIX.removeFile(path) { try POSIX.flushDirectory(directory) }
+        } catch let error as SystemCallError {
+            throw storageError(error, doing: "delete the \(kind)", path: path)
         }
     }
 
@@ -273,7 +282,14 @@ public struct FileTokenStore: TokenStore {
     private func readRecordBytes(at path: String, profile name: String) throws -> [UInt8]? {
         guard try checkDirectory() else { return nil }
         removeStaleTemporaryFiles(profile: name, holdingLock: false)
-        let bytes: [UInt8]
+        return try readPrivateFile(at: path, kind: "token file", maximumBytes: Self.maximumFileBytes)
+    }
+
+    /// Reads one of the store's private files (`kind` names it in errors: "token file"): one open without following
+    /// a symbolic link, one `fstat` — a regular file of this user that no other user can access, at most
+    /// `maximumBytes` — and one read. Call after ``checkDirectory()``.
+    /// - Returns: The bytes, or nil when there is no file.
+    func readPrivateFile(at path: String, kind: String, maximumBytes: Int) throws -> [UInt8]? {
         do {
             let fd: Int32
             do {
@@ -282,7 +298,7 @@ public struct FileTokenStore: TokenStore {
                 return nil
             } catch let error as SystemCallError where error.code == ELOOP {
                 throw DeviceLoginError(
-                    .storage, "the token file \(path) is a symbolic link; refusing to follow it",
+                    .storage, "the \(kind) \(path) is a symbolic link; refusing to follow it",
                     hint: "replace it with a regular file, or remove it and sign in again"
                 )
             }
@@ -290,23 +306,23 @@ public struct FileTokenStore: TokenStore {
             let status = try POSIX.fileStatus(fd)
             guard status.type == POSIX.regularFile else {
                 throw DeviceLoginError(
-                    .storage, "the token file \(path) is not a regular file",
+                    .storage, "the \(kind) \(path) is not a regular file",
                     hint: "move it aside and sign in again"
                 )
             }
-            try checkOwnership(status, path: path, kind: "token file", mode: "600")
-            guard status.size <= Self.maximumFileBytes else { throw tooLarge(path) }
-            bytes = try POSIX.readUpTo(fd, limit: Self.maximumFileBytes)
-            guard bytes.count <= Self.maximumFileBytes else { throw tooLarge(path) }
+            try checkOwnership(status, path: path, kind: kind, mode: "600")
+            guard status.size <= maximumBytes else { throw tooLarge(path, kind: kind, maximumBytes: maximumBytes) }
+            let bytes = try POSIX.readUpTo(fd, limit: maximumBytes)
+            guard bytes.count <= maximumBytes else { throw tooLarge(path, kind: kind, maximumBytes: maximumBytes) }
+            return bytes
         } catch let error as SystemCallError {
-            throw storageError(error, doing: "read the token file", path: path)
+            throw storageError(error, doing: "read the \(kind)", path: path)
         }
-        return bytes
     }
 
-    private func tooLarge(_ path: String) -> DeviceLoginError {
+    private func tooLarge(_ path: String, kind: String, maximumBytes: Int) -> DeviceLoginError {
         DeviceLoginError(
-            .storage, "the token file \(path) is larger than \(Self.maximumFileBytes) bytes; it is not a token file",
+            .storage, "the \(kind) \(path) is larger than \(maximumBytes) bytes; it is not a \(kind)",
             hint: "move it aside (mv \(path) \(path).bad) and sign in again"
         )
     }
@@ -333,8 +349,9 @@ public struct FileTokenStore: TokenStore {
         _ = try checkDirectory()
     }
 
-    /// Writes `bytes` to a new temporary file and renames it over `path`. Call after ``ensureDirectory()``.
-    private func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    /// Writes `bytes` to a new temporary file (mode `0600`) and renames it over `path`; `kind` names the file in
+    /// errors. Call after ``ensureDirectory()``.
+    func writeAtomically(_ bytes: [UInt8], to path: String, kind: String = "token file") throws {
         let temporary = Self.join(directory, Self.temporaryFileName(for: path))
         var renamed = false
         do {
@@ -352,7 +369,7 @@ public struct FileTokenStore: TokenStore {
             renamed = true
             try POSIX.flushDirectory(directory)
         } catch let error as SystemCallError {
-            throw storageError(error, doing: "write the token file", path: path)
+            throw storageError(error, doing: "write the \(kind)", path: path)
         }
     }
 

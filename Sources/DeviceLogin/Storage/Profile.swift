@@ -48,6 +48,9 @@ public struct Profile: Sendable, Hashable {
     /// The user name the credential helpers answer with the token (git's `username`, Docker's `Username`); nil
     /// for ``defaultUsername``. Checked by ``validate(username:)``.
     public var username: String?
+    /// Whether the tokens are bound to a DPoP key (RFC 9449): every refresh must then be proven with that key, kept
+    /// beside the profile (``FileTokenStore/loadDPoPKey(profile:)``).
+    public var usesDPoP: Bool
 
     /// The most URL bindings a profile keeps: 64.
     public static let maximumBindings = 64
@@ -70,6 +73,7 @@ public struct Profile: Sendable, Hashable {
     ///   - allowInsecureHTTP: Whether plain HTTP is allowed to hosts that are not loopback.
     ///   - bindings: The URL prefixes the profile serves.
     ///   - username: The user name the credential helpers give; nil for ``defaultUsername``.
+    ///   - usesDPoP: Whether the tokens are bound to a DPoP key.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name, more
     ///   than ``maximumBindings`` bindings or an invalid user name.
     public init(
@@ -83,7 +87,8 @@ public struct Profile: Sendable, Hashable {
         clientSecret: String? = nil,
         allowInsecureHTTP: Bool = false,
         bindings: [URLBinding] = [],
-        username: String? = nil
+        username: String? = nil,
+        usesDPoP: Bool = false
     ) throws {
         try Self.validate(name: name)
         guard bindings.count <= Self.maximumBindings else {
@@ -102,6 +107,7 @@ public struct Profile: Sendable, Hashable {
         self.allowInsecureHTTP = allowInsecureHTTP
         self.bindings = bindings
         self.username = username
+        self.usesDPoP = usesDPoP
     }
 
     /// Creates a profile from the client configuration used to sign in.
@@ -114,6 +120,8 @@ public struct Profile: Sendable, Hashable {
     ///   - bindings: The URL prefixes the profile serves.
     ///   - username: The user name the credential helpers give; nil for ``defaultUsername``.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name.
+    ///
+    /// The profile uses DPoP when the client has a DPoP key (``ClientConfiguration/dpop``).
     public init(
         name: String = Profile.defaultName,
         issuer: String? = nil,
@@ -127,11 +135,13 @@ public struct Profile: Sendable, Hashable {
             name: name, issuer: issuer, endpoints: endpoints, clientID: client.clientID, scopes: client.scopes,
             resources: client.resources, clientAuthentication: client.authentication.method,
             clientSecret: storingSecret ? client.authentication.secret : nil,
-            allowInsecureHTTP: client.allowInsecureHTTP, bindings: bindings, username: username
+            allowInsecureHTTP: client.allowInsecureHTTP, bindings: bindings, username: username,
+            usesDPoP: client.dpop != nil
         )
     }
 
-    /// The client configuration to refresh, revoke and call userinfo with.
+    /// The client configuration to refresh, revoke and call userinfo with. For a profile that ``usesDPoP``, set its
+    /// ``ClientConfiguration/dpop`` to a prover with the profile's key before refreshing.
     /// - Parameter secret: The client secret when it is not stored (from the environment or a prompt); a given
     ///   secret wins over a stored one.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` when the method needs a
@@ -208,6 +218,7 @@ extension Profile: Codable {
         case clientSecret = "client_secret"
         case allowInsecureHTTP = "allow_insecure_http"
         case bindings, username
+        case usesDPoP = "dpop"
     }
 
     /// Reads a profile, validating its name.
@@ -226,7 +237,8 @@ extension Profile: Codable {
             clientSecret: try container.decodeIfPresent(String.self, forKey: .clientSecret),
             allowInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowInsecureHTTP) ?? false,
             bindings: try container.decodeIfPresent([URLBinding].self, forKey: .bindings) ?? [],
-            username: try container.decodeIfPresent(String.self, forKey: .username)
+            username: try container.decodeIfPresent(String.self, forKey: .username),
+            usesDPoP: try container.decodeIfPresent(Bool.self, forKey: .usesDPoP) ?? false
         )
     }
 
@@ -244,6 +256,7 @@ extension Profile: Codable {
         if allowInsecureHTTP { try container.encode(allowInsecureHTTP, forKey: .allowInsecureHTTP) }
         if !bindings.isEmpty { try container.encode(bindings, forKey: .bindings) }
         try container.encodeIfPresent(username, forKey: .username)
+        if usesDPoP { try container.encode(usesDPoP, forKey: .usesDPoP) }
     }
 }
 
@@ -251,6 +264,7 @@ extension Profile: CustomStringConvertible {
     /// A summary without the client secret.
     public var description: String {
         "Profile(name: \(name), issuer: \(issuer ?? "unknown"), clientID: \(clientID), "
-            + "authentication: \(clientAuthentication.rawValue), secretStored: \(clientSecret == nil ? "no" : "yes"))"
+            + "authentication: \(clientAuthentication.rawValue), secretStored: \(clientSecret == nil ? "no" : "yes")"
+            + (usesDPoP ? ", dpop: yes)" : ")")
     }
 }

@@ -48,6 +48,11 @@ package enum DemoCommand {
                     "serve",
                     "Only run the server: print its issuer on stdout and serve until Ctrl-C; then print"
                         + " what it served on stderr."),
+                .flag(
+                    "dpop",
+                    "Speak DPoP (RFC 9449): the server demands a proof and its nonce with every request, and the"
+                        + " sign-in binds its tokens to a new key; then print the server's record of the proofs."),
+                .value("token-lifetime", "SECONDS", "How long the access tokens live (default 3600)."),
             ],
             discussion: """
                 The server speaks RFC 8628 with discovery, refresh, revocation and userinfo, and enforces the
@@ -55,6 +60,13 @@ package enum DemoCommand {
                 code, or let --approve-after approve it. Nothing is saved. With --serve, sign in from another
                 terminal:
                   device-login login --issuer <printed issuer> --client-id test-client
+                With --dpop the client test-client must prove every request with DPoP, its resource endpoint
+                <issuer>/resource answers only a DPoP-bound token with a valid proof, and the server's record
+                shows each proof's checks (never a token):
+                  device-login demo --serve --dpop --approve-after 0 --token-lifetime 30
+                  device-login login --dpop --issuer <printed issuer> --client-id test-client
+                  device-login token          (refreshes: the token lives less than 60 s)
+                  device-login curl-config --url <printed issuer>/resource | curl -K - <printed issuer>/resource
                 """,
             run: run
         )
@@ -89,7 +101,9 @@ package enum DemoCommand {
             context.stderr.line("")
             let settings = options.signIn(issuer: server.issuer, clientID: server.clientID)
             let transport = context.makeTransport(TransportOptions())
-            return try await LoginCommand.perform(settings, transport: transport, context: context)
+            let code = try await LoginCommand.perform(settings, transport: transport, context: context)
+            if options.dpop { context.stderr.line(server.servedSummary) }
+            return code
         }
     }
 }

@@ -25,6 +25,10 @@ package struct DemoOptions: Sendable, Equatable {
     var qr: QRMode
     /// Print the token response as JSON on stdout.
     var json: Bool
+    /// Speak DPoP (RFC 9449): the server demands proofs and nonces, and the sign-in binds its tokens to a new key.
+    package var dpop: Bool
+    /// The access tokens' lifetime in seconds, nil for the server's default (an hour).
+    package var tokenLifetime: Int?
 
     /// The longest `--verification-uri` taken, in bytes: the prompt shows no longer one.
     static let maximumURILength = 2048
@@ -52,10 +56,16 @@ package struct DemoOptions: Sendable, Equatable {
         serve = options.flag("serve")
         qr = try LoginSettings.qrMode(options, command: "demo")
         json = options.flag("json")
+        dpop = options.flag("dpop")
+        tokenLifetime = try seconds("token-lifetime", range: 1...86_400)
     }
 
-    /// The sign-in `demo` runs against its server: a public client, nothing saved, the `--qr` and `--json` given.
+    /// The sign-in `demo` runs against its server: a public client, nothing saved, the `--qr`, `--json` and
+    /// `--dpop` given.
     func signIn(issuer: String, clientID: String) -> LoginSettings {
-        LoginSettings(issuer: issuer, client: ClientConfiguration(clientID: clientID), qr: qr, json: json, store: false)
+        LoginSettings(
+            issuer: issuer, client: ClientConfiguration(clientID: clientID), qr: qr, json: json, store: false,
+            dpop: dpop
+        )
     }
 }

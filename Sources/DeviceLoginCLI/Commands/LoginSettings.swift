@@ -28,6 +28,9 @@ struct LoginSettings: Sendable, Equatable {
     var username: String? = nil
     /// How long to wait for the person before giving up (`--timeout`); nil waits until the code expires.
     var timeout: Duration? = nil
+    /// Whether to bind the tokens to a new DPoP key (`--dpop`, RFC 9449); the key is made by the sign-in
+    /// (``SignIn``), not here, so that the settings stay a plain value.
+    var dpop = false
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
@@ -68,6 +71,10 @@ struct LoginSettings: Sendable, Equatable {
                 "username", "NAME",
                 "The user name git-credential and docker-credential give with the token (default: oauth2)."),
             .value("timeout", "DURATION", "Give up when the sign-in is not approved within this (90s, 15m, 2h)."),
+            .flag(
+                "dpop",
+                "Bind the tokens to a new DPoP key (RFC 9449), saved beside the profile: a copy of the tokens"
+                    + " is useless without it."),
         ]
 
     /// Reads the settings.
@@ -162,7 +169,8 @@ struct LoginSettings: Sendable, Equatable {
             revocationEndpoint: try url("revocation-endpoint"), userinfoEndpoint: try url("userinfo-endpoint"),
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
-            bindings: bindings, username: username, timeout: timeout, warnings: secret?.warnings ?? []
+            bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
+            warnings: secret?.warnings ?? []
         )
     }
 

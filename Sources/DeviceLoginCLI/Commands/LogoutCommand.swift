@@ -9,16 +9,17 @@ enum LogoutCommand {
             .flag("local", "Delete the profile without telling the server.")
         ],
         discussion: """
-            The refresh token is revoked first, then the access token, and then the profile is deleted. When
-            the server cannot revoke a token, the profile and its tokens are kept, the command says what
-            failed and exits 69: try again later, or delete the profile anyway with --local (tokens not
-            revoked stay valid at the server until they expire).
+            The refresh token is revoked first, then the access token, and then the profile is deleted,
+            with its DPoP key file for a profile signed in with --dpop. When the server cannot revoke a
+            token, the profile and its tokens are kept, the command says what failed and exits 69: try
+            again later, or delete the profile anyway with --local (tokens not revoked stay valid at the
+            server until they expire).
             """,
         run: run
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        let session = try await SessionContext.open(options, command: "logout", context: context)
+        let session = try await SessionContext.open(options, command: "logout", context: context, dpopKey: false)
         let name = session.record.profile.name
         if options.flag("local") {
             try await session.state.clearCredentials()

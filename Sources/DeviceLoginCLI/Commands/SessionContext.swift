@@ -21,9 +21,14 @@ struct SessionContext: Sendable {
     let state: TokenState
 
     /// Opens the profile named by `--profile` (default `default`) for `command`.
+    /// - Parameter dpopKey: Whether to read the DPoP key of a profile that uses DPoP
+    ///   (``readDPoPKey(_:store:context:)``); `logout`, which needs none to revoke, does not, so that a broken key
+    ///   file never keeps a profile.
     /// - Throws: ``SignInNeeded`` when the profile was never saved;
     ///   storage errors as the store gives them; a client secret's errors (``ClientSecretOption``).
-    static func open(_ options: ParsedOptions, command: String, context: CLIContext) async throws -> SessionContext {
+    static func open(
+        _ options: ParsedOptions, command: String, context: CLIContext, dpopKey: Bool = true
+    ) async throws -> SessionContext {
         // The secret first: a secret option that cannot work is reported whether or not the profile exists.
         let secret = try await readSecret(options, command: command, context: context)
         let name = options.value("profile") ?? Profile.defaultName
@@ -33,7 +38,8 @@ struct SessionContext: Sendable {
         guard let record = try await store.load(profile: name) else {
             throw SignInNeeded(profile: name, saved: nil)
         }
-        return try open(record, store: store, options: options, secret: secret, context: context)
+        return try await open(
+            record, store: store, options: options, secret: secret, context: context, dpopKey: dpopKey)
     }
 
     /// Reads the client secret options (``ClientSecretOption``), writing their warnings to stderr.
@@ -44,22 +50,48 @@ struct SessionContext: Sendable {
     }
 
     /// Opens a profile already loaded from `store` with the client secret given (``readSecret(_:command:context:)``):
-    /// makes the transport and the token state.
+    /// makes the transport and the token state, with the profile's DPoP key when it uses one and `dpopKey`.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` when the profile needs a
-    ///   secret that is neither stored nor given.
+    ///   secret that is neither stored nor given; the errors of ``readDPoPKey(_:store:context:)``.
     static func open(
-        _ record: ProfileRecord, store: FileTokenStore, options: ParsedOptions, secret: String?, context: CLIContext
-    ) throws -> SessionContext {
+        _ record: ProfileRecord, store: FileTokenStore, options: ParsedOptions, secret: String?, context: CLIContext,
+        dpopKey: Bool = true
+    ) async throws -> SessionContext {
         if let tokens = record.tokens {
             context.trace("session", "access token " + StatusCommand.expiryText(tokens.expiresAt, now: context.now()))
         }
-        let client = try record.profile.clientConfiguration(secret: secret)
+        var client = try record.profile.clientConfiguration(secret: secret)
+        if dpopKey, record.profile.usesDPoP {
+            client.dpop = try await readDPoPKey(record, store: store, context: context)
+        }
         let transport = context.makeTransport(TransportOptions(caFile: options.value("ca-file")))
         let state = TokenState(
             record: record, client: client, store: store, transport: transport, clock: context.clock,
             now: context.now
         )
         return SessionContext(store: store, record: record, state: state)
+    }
+
+    /// The DPoP key of a profile that uses DPoP, as a prover for its requests.
+    /// - Throws: ``SignInNeeded`` when the key file is missing (the tokens are useless without it); the store's
+    ///   errors for a key file that is unsafe or unreadable; ``DeviceLoginError`` with code
+    ///   ``DeviceLoginError/Code/configuration`` without libcrypto.
+    static func readDPoPKey(
+        _ record: ProfileRecord, store: FileTokenStore, context: CLIContext
+    ) async throws -> DPoPProver {
+        let name = record.profile.name
+        let path = try store.dpopKeyPath(profile: name)
+        context.trace("dpop", "key " + path)
+        guard let key = try await store.loadDPoPKey(profile: name) else {
+            throw SignInNeeded(
+                profile: name, saved: record.profile,
+                message: "profile '\(name)' uses DPoP, but its key file \(path) is missing")
+        }
+        do {
+            return try DPoPProver(key: key, now: context.now)
+        } catch {
+            throw DeviceLoginError(.configuration, "the DPoP key of profile '\(name)' cannot be used: \(error.message)")
+        }
     }
 
     /// Runs `body`, turning the errors that ask for a new sign-in (the profile has no tokens, the server ended

@@ -34,9 +34,10 @@ enum StatusCommand {
         let record = try await store.load(profile: name)
         let others = try await store.profileNames().filter { $0 != name }
         let verification = try await verify(record, store: store, options: options, context: context)
-        let report = Report(
+        var report = Report(
             name: name, path: path, record: record, now: context.now(), others: others, verification: verification
         )
+        if record?.profile.usesDPoP == true { report.dpopKeyPath = try store.dpopKeyPath(profile: name) }
         if options.flag("json") {
             try context.stdout.line(try TokenOutput.encode(report.json))
         } else {
@@ -94,8 +95,17 @@ enum StatusCommand {
         let others: [String]
         /// The verdict on the ID token (``StatusCommand/verify(_:store:options:context:)``); nil without one.
         var verification: IDTokenVerification?
+        /// The DPoP key file of a profile that uses DPoP.
+        var dpopKeyPath: String? = nil
 
         var signedIn: Bool { record?.tokens != nil }
+
+        /// The token type, and for DPoP where its key is: `DPoP (bound to the key in /…/work.dpop.jwk)`.
+        private func tokenTypeText(_ tokens: TokenSet) -> String {
+            let type = TerminalText.clean(tokens.tokenType)
+            guard tokens.isDPoP, let dpopKeyPath else { return type }
+            return type + " (bound to the key in \(dpopKeyPath))"
+        }
 
         /// The ID token's claims, only when it is verified: its signature with the issuer's key, its claims at the
         /// moment it was received (its `exp` has usually passed since: identity, not freshness, is what status
@@ -141,6 +151,7 @@ enum StatusCommand {
                 lines.append("  scopes:         " + TerminalText.clean(scopes))
                 if let idTokenText { lines.append("  ID token:       " + TerminalText.clean(idTokenText)) }
                 lines.append("  access token:   " + expiryText(tokens.expiresAt))
+                lines.append("  token type:     " + tokenTypeText(tokens))
                 lines.append("  refresh token:  " + (tokens.refreshToken == nil ? "none" : "stored"))
                 for resource in tokens.resourceTokens.keys.sorted() {
                     lines.append(
@@ -180,10 +191,13 @@ enum StatusCommand {
             object["client_id"] = .string(profile.clientID)
             object["bindings"] = .array(profile.bindings.map { .string($0.description) })
             object["username"] = .string(profile.effectiveUsername)
+            object["dpop"] = .bool(profile.usesDPoP)
+            if let dpopKeyPath { object["dpop_key"] = .string(dpopKeyPath) }
             if let tokens = record.tokens {
                 object["scope"] = tokens.scope.map(JSONValue.string) ?? .null
                 object["expires_at"] = tokens.expiresAt.map { .string(TokenOutput.timestamp($0)) } ?? .null
                 object["has_refresh_token"] = .bool(tokens.refreshToken != nil)
+                object["token_type"] = .string(tokens.tokenType)
                 object["resources"] = .array(tokens.resourceTokens.keys.sorted().map(JSONValue.string))
                 object["id_token_verified"] = .bool(verification?.isVerified == true)
                 if tokens.idToken != nil, verification?.isVerified != true {

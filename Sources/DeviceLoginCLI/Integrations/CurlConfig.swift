@@ -1,3 +1,5 @@
+import DeviceLogin
+
 /// Lines of a curl config file (`curl -K FILE`, `curl -K -` for stdin), written so that curl reads back exactly
 /// the value given and nothing else.
 ///
@@ -10,8 +12,20 @@ enum CurlConfig {
     /// The config that makes curl send `Authorization: Bearer <token>`: one line, ending in a newline.
     /// - Throws: ``DeviceLoginError`` when the token is not printable ASCII (``BearerToken/check(_:for:)``).
     static func authorization(bearer token: String) throws -> String {
-        try BearerToken.check(token, for: "a curl config")
-        return "header = " + escaped("Authorization: Bearer " + token) + "\n"
+        try authorization(RequestAuthorization(accessToken: token, scheme: "Bearer"))
+    }
+
+    /// The config that makes curl send `authorization`'s headers: `Authorization: <scheme> <token>`, and for a
+    /// DPoP-bound token `DPoP: <proof>` (RFC 9449 §7.1); one line each, each ending in a newline.
+    /// - Throws: ``DeviceLoginError`` when the token or the proof is not printable ASCII (``BearerToken/check(_:for:)``).
+    static func authorization(_ authorization: RequestAuthorization) throws -> String {
+        try BearerToken.check(authorization.accessToken, for: "a curl config")
+        var config = "header = " + escaped("Authorization: \(authorization.scheme) " + authorization.accessToken) + "\n"
+        if let proof = authorization.proof {
+            try BearerToken.check(proof, for: "a curl config")
+            config += "header = " + escaped("DPoP: " + proof) + "\n"
+        }
+        return config
     }
 
     /// `value` in double quotes with `\` and `"` escaped; nil when it holds a control character (U+0000 to U+001F,

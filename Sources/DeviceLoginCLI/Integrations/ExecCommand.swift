@@ -8,6 +8,8 @@ import DeviceLogin
 enum ExecCommand {
     /// The variable that holds the token when `--env` is not given.
     static let defaultVariable = "DEVICE_LOGIN_ACCESS_TOKEN"
+    /// The variable that holds the DPoP proof `--dpop-url` asks for.
+    static let proofVariable = "DEVICE_LOGIN_DPOP_PROOF"
     /// The most words COMMAND and its arguments may have (each at most ``ArgumentParser/maximumArgumentLength``
     /// bytes; the kernel's own limit on the whole is about 2 MB).
     static let maximumWords = 65_536
@@ -23,7 +25,12 @@ enum ExecCommand {
             .value(
                 "env", "NAME",
                 "The environment variable that holds the token (default \(defaultVariable)): letters, digits and"
-                    + " _, not starting with a digit.")
+                    + " _, not starting with a digit."),
+            .value(
+                "dpop-url", "URL",
+                "For a profile signed in with --dpop: put a DPoP proof for a request to this URL in"
+                    + " \(proofVariable)."),
+            .value("dpop-method", "METHOD", "The method of that request, for the proof (default GET)."),
         ],
         discussion: """
             Runs COMMAND, looked up in PATH, with the access token in an environment variable and the
@@ -37,6 +44,12 @@ enum ExecCommand {
             (Ctrl-C and a resize from the terminal reach it directly, once). device-login waits for it and
             exits with its status, or 128 + N when signal N ended it; 127 when COMMAND is not found, 126
             when it cannot be run. Without a usable sign-in it fails at once (exit 77) and runs nothing.
+            For a profile signed in with --dpop, the token is DPoP-bound: send it as `Authorization: DPoP
+            <token>` with a `DPoP: <proof>` header. --dpop-url (and --dpop-method, unless GET) puts a proof
+            for that request in $DEVICE_LOGIN_DPOP_PROOF. A proof is good for that one request, once, for
+            about a minute, so this suits a command that makes one request; for more, have it run
+            `device-login dpop-proof` before each:
+              device-login exec --dpop-url https://api.example.com/v1/items -- ./fetch.sh
             """,
         run: run
     )
@@ -44,11 +57,25 @@ enum ExecCommand {
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         let name = try variableName(options.value("env"))
         let command = try commandWords(options)
+        let target = try RequestTarget.read(options, url: "dpop-url", method: "dpop-method", command: "exec")
+        if target != nil, name == proofVariable {
+            throw UsageError("--env cannot be \(proofVariable), which holds the DPoP proof", command: "exec")
+        }
         let session = try await HelperSession.open(options, command: "exec", context: context)
-        let (token, _) = try await session.freshToken()
-        try BearerToken.check(token, for: "an environment variable")
         var environment = context.environment
-        environment[name] = token
+        // Only a proof made for this run: one the caller's environment holds is for another request.
+        environment[proofVariable] = nil
+        if let target {
+            try session.requireDPoP(for: "--dpop-url")
+            let authorization = try await session.authorization(for: target)
+            try BearerToken.check(authorization.accessToken, for: "an environment variable")
+            environment[name] = authorization.accessToken
+            environment[proofVariable] = authorization.proof
+        } else {
+            let (token, _) = try await session.freshToken()
+            try BearerToken.check(token, for: "an environment variable")
+            environment[name] = token
+        }
         context.trace("exec", "running \(command[0]) with the access token in \(name)")
         do {
             let status = try await ChildLauncher.run(command, environment: environment)

@@ -51,7 +51,8 @@ struct HelperSession: Sendable {
         context.trace("profile", "\(record.name) serves \(url)")
         let secret = try await SessionContext.readSecret(options, command: command, context: context)
         return HelperSession(
-            session: try SessionContext.open(record, store: store, options: options, secret: secret, context: context))
+            session: try await SessionContext.open(
+                record, store: store, options: options, secret: secret, context: context))
     }
 
     /// Every saved profile with its bindings, sorted by name; a profile file that cannot be read is skipped with a
@@ -90,6 +91,32 @@ struct HelperSession: Sendable {
             )
         }
         return winner
+    }
+
+    /// What one request needs to be authorized (``TokenState/authorization(method:url:minimumTTL:nonce:)``): an
+    /// access token valid for at least ``minimumLifetime`` and, for a profile that uses DPoP, a proof for `target`.
+    /// - Parameters:
+    ///   - target: The request the proof is for.
+    ///   - nonce: The resource server's nonce, for the proof.
+    /// - Throws: As ``freshToken()``; ``DeviceLoginError`` when the proof cannot be made.
+    func authorization(for target: RequestTarget, nonce: String? = nil) async throws -> RequestAuthorization {
+        let state = session.state
+        return try await session.needingSignIn {
+            try await state.authorization(
+                method: target.method, url: target.url, minimumTTL: Self.minimumLifetime, nonce: nonce)
+        }
+    }
+
+    /// Refuses a profile that does not use DPoP, for a command that makes proofs (`dpop-proof`, `exec --dpop-url`).
+    /// - Parameter what: What needs the proof, for the message: "a DPoP proof".
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` (exit 78).
+    func requireDPoP(for what: String) throws {
+        guard !profile.usesDPoP else { return }
+        throw DeviceLoginError(
+            .configuration,
+            "profile '\(profile.name)' does not use DPoP: its tokens are Bearer tokens, and \(what) would prove nothing",
+            hint: "sign in with DPoP: device-login login --dpop"
+        )
     }
 
     /// An access token valid for at least ``minimumLifetime``, refreshed first when needed, with its expiry.

@@ -105,7 +105,7 @@ enum KubectlCredentialCommand {
         guard code == .success, let record = try await store.load(profile: profile.name) else {
             throw SignInNeeded(profile: profile.name, saved: profile)
         }
-        let session = try SessionContext.open(
+        let session = try await SessionContext.open(
             record, store: store, options: options, secret: client.authentication.secret, context: context)
         return try await token(from: HelperSession(session: session), options: options, context: context)
     }

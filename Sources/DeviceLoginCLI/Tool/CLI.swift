@@ -12,7 +12,7 @@ package enum CLI {
         [
             LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec,
             GitCredentialCommand.spec, KubectlCredentialCommand.spec, DockerCredentialCommand.spec,
-            CurlConfigCommand.spec, ExecCommand.spec, demo,
+            CurlConfigCommand.spec, ExecCommand.spec, DPoPProofCommand.spec, demo,
         ]
     }
 

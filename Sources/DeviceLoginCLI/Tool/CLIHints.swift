@@ -43,6 +43,7 @@ enum CLIHints {
         }
         words += ["--client-id", saved.clientID]
         if let scopes = saved.scopes, !scopes.isEmpty { words += ["--scope", scopes.joined(separator: " ")] }
+        if saved.usesDPoP { words.append("--dpop") }
         return words.map(shellQuoted).joined(separator: " ")
     }
 

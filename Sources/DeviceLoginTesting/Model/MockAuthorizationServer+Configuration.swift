@@ -80,6 +80,10 @@ extension MockAuthorizationServer {
         /// What `verification_uri_complete` starts with instead of `verification_uri` (`?user_code=CODE` is
         /// appended), to imitate a server whose two links lead to different hosts. Default nil.
         public var verificationURICompleteOverride: String?
+        /// How the server speaks DPoP (RFC 9449): nonces, the `iat` window, the algorithms, and whether discovery
+        /// lists `dpop_signing_alg_values_supported` (it does when this is set). Default nil: proofs are still
+        /// verified when sent, with ``DPoPSettings``'s defaults, and tokens bound to their key.
+        public var dpop: DPoPSettings?
 
         /// Creates a configuration; every parameter has the default documented on its property.
         public init(
@@ -106,7 +110,8 @@ extension MockAuthorizationServer {
             seed: UInt64? = nil,
             verificationURIOverride: String? = nil,
             verificationURICompleteOverride: String? = nil,
-            advertisedSigningAlgorithms: [String]? = nil
+            advertisedSigningAlgorithms: [String]? = nil,
+            dpop: DPoPSettings? = nil
         ) {
             self.issuer = issuer
             self.paths = paths
@@ -132,6 +137,7 @@ extension MockAuthorizationServer {
             self.verificationURIOverride = verificationURIOverride
             self.verificationURICompleteOverride = verificationURICompleteOverride
             self.advertisedSigningAlgorithms = advertisedSigningAlgorithms
+            self.dpop = dpop
         }
 
         /// The polling interval the server enforces at first: ``interval`` when positive, else 5 seconds.
@@ -159,6 +165,8 @@ extension MockAuthorizationServer {
         public var verification: String
         /// The key set of the ID tokens' keys (`jwks_uri`, RFC 7517 §5). Default `/jwks.json`.
         public var jwks: String
+        /// The DPoP-checking resource endpoint (``MockAuthorizationServer/resourceEndpoint()``). Default `/resource`.
+        public var resource: String
 
         /// Creates paths; every parameter has the default documented on its property.
         public init(
@@ -167,7 +175,8 @@ extension MockAuthorizationServer {
             revocation: String = "/revoke",
             userinfo: String = "/userinfo",
             verification: String = "/device",
-            jwks: String = "/jwks.json"
+            jwks: String = "/jwks.json",
+            resource: String = "/resource"
         ) {
             self.deviceAuthorization = deviceAuthorization
             self.token = token
@@ -175,6 +184,7 @@ extension MockAuthorizationServer {
             self.userinfo = userinfo
             self.verification = verification
             self.jwks = jwks
+            self.resource = resource
         }
     }
 
@@ -187,14 +197,19 @@ extension MockAuthorizationServer {
         public var id: String
         /// How it authenticates: `ClientAuthentication.none` for a public client.
         public var authentication: ClientAuthentication
+        /// Whether every device authorization and token request of this client must carry a DPoP proof (RFC 9449):
+        /// one without is refused with `invalid_dpop_proof`. Default false (a proof is verified when sent).
+        public var requiresDPoP: Bool
 
         /// Creates a client.
         /// - Parameters:
         ///   - id: The client identifier.
         ///   - authentication: How it must authenticate; default none (a public client sending `client_id`).
-        public init(id: String, authentication: ClientAuthentication = .none) {
+        ///   - requiresDPoP: Whether its requests must be proven with DPoP.
+        public init(id: String, authentication: ClientAuthentication = .none, requiresDPoP: Bool = false) {
             self.id = id
             self.authentication = authentication
+            self.requiresDPoP = requiresDPoP
         }
     }
 

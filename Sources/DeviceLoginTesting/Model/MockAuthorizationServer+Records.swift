@@ -17,6 +17,8 @@ extension MockAuthorizationServer {
         case userinfo
         /// The key set of the ID tokens' keys (`jwks_uri`).
         case jwks
+        /// The DPoP-checking resource endpoint (``MockAuthorizationServer/resourceEndpoint()``).
+        case resource
         /// The approval page at the verification URI.
         case verificationPage
         /// Any other path (answered 404).
@@ -77,6 +79,9 @@ extension MockAuthorizationServer {
         public var answer: Answer
         /// How long the answer was held back (scripted or configured), if at all.
         public var delay: Duration?
+        /// What the request's DPoP proof came to, when it carried one or needed one (kept with every
+        /// ``Recording`` but ``Recording/off``).
+        public var dpop: ProofCheck? = nil
 
         /// The first value of the form field `name`, if sent (and recorded).
         public func formValue(_ name: String) -> String? {
@@ -183,5 +188,31 @@ extension MockAuthorizationServer {
         public var pollCount: Int
         /// Where it stands. A scripted decision counts from the first poll that sees it.
         public var status: Status
+    }
+}
+
+extension MockAuthorizationServer.RecordedRequest: CustomStringConvertible {
+    /// One line for a transcript: the time, method, path, grant or poll, the answer, and the DPoP check. No token,
+    /// code, header or form value.
+    public var description: String {
+        let milliseconds = time.components.seconds * 1000 + time.components.attoseconds / 1_000_000_000_000_000
+        let fraction = String(milliseconds % 1000)
+        var line = "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + " s  "
+        line += "\(method.rawValue) \(path)"
+        if let pollNumber {
+            line += " (poll \(pollNumber))"
+        } else if let grantType {
+            line += " (\(grantType))"
+        }
+        switch answer {
+        case .success(let status): line += " → \(status)"
+        case .oauthError(let code, let status): line += " → \(status) \(code.rawValue)"
+        case .httpError(let status): line += " → \(status)"
+        case .malformedBody: line += " → malformed body"
+        case .oversizedBody(let bytes): line += " → \(bytes)-byte body"
+        case .droppedConnection: line += " → dropped"
+        }
+        if let dpop { line += "; " + dpop.description }
+        return line
     }
 }

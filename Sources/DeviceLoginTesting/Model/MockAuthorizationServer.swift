@@ -44,7 +44,7 @@ import Foundation
 /// Client behaviour the RFC forbids is counted in ``violations``. Times are measured on the injected clock from
 /// the moment the server is created.
 public final class MockAuthorizationServer: Sendable {
-    private let state: Locked<MockServerState>
+    let state: Locked<MockServerState>
     private let elapsed: @Sendable () -> Duration
     private let sleep: @Sendable (Duration) async throws -> Void
 

@@ -34,15 +34,14 @@ extension MockServerState {
 
     // MARK: - Userinfo (OpenID Connect Core §5.3, RFC 6750 §3)
 
-    func userinfo(_ incoming: Incoming) -> Reply {
+    mutating func userinfo(_ incoming: Incoming) -> Reply {
         guard incoming.request.method == .get || incoming.request.method == .post else {
             return WireWriter.plain(status: 405, "Method Not Allowed", headers: [HTTPHeader("Allow", "GET, POST")])
         }
-        guard let header = incoming.request.header("Authorization"), header.lowercased().hasPrefix("bearer ") else {
+        guard let (scheme, token) = Self.credentials(incoming) else {
             // RFC 6750 §3.1: no error code when the request carries no authentication.
             return WireWriter.plain(status: 401, "Unauthorized", headers: [HTTPHeader("WWW-Authenticate", "Bearer")])
         }
-        let token = String(header.dropFirst("bearer ".count)).filter { $0 != " " }
         guard let access = accessTokens[token], incoming.time < access.expiresAt else {
             var reply = WireWriter.json(
                 [
@@ -57,10 +56,59 @@ extension MockServerState {
             reply.answer = .oauthError(.invalidToken, status: 401)
             return reply
         }
+        if let refusal = resourceRefusal(
+            incoming, token: token, scheme: scheme, binding: access.dpopKey, nonceOwner: .authorizationServer
+        ) {
+            return refusal
+        }
         let user = configuration.user
         return WireWriter.json([
             "sub": .string(user.subject), "name": .string(user.name), "email": .string(user.email),
         ])
+    }
+
+    /// The resource endpoint: for a valid DPoP-bound token sent with the `DPoP` scheme and a valid proof for it
+    /// (RFC 9449 §7.1), HTTP 200 with the user, the method and the key's thumbprint; for anything else HTTP 401 with
+    /// a `WWW-Authenticate: DPoP` challenge.
+    mutating func resource(_ incoming: Incoming) -> Reply {
+        guard incoming.request.method == .get || incoming.request.method == .post else {
+            return WireWriter.plain(status: 405, "Method Not Allowed", headers: [HTTPHeader("Allow", "GET, POST")])
+        }
+        guard let (scheme, token) = Self.credentials(incoming), scheme == "dpop" else {
+            proofCheck = Server.ProofCheck(verdict: .refused("no Authorization: DPoP"))
+            let algorithms = dpopSettings.algorithms.map(\.name).joined(separator: " ")
+            return WireWriter.plain(
+                status: 401, "Unauthorized", headers: [HTTPHeader("WWW-Authenticate", #"DPoP algs="\#(algorithms)""#)]
+            )
+        }
+        guard let access = accessTokens[token], incoming.time < access.expiresAt else {
+            proofCheck = Server.ProofCheck(verdict: .refused("an invalid, expired or revoked access token"))
+            return challenge(.invalidToken, WireWriter.standardDescription(of: .invalidToken))
+        }
+        if let refusal = resourceRefusal(
+            incoming, token: token, scheme: scheme, binding: access.dpopKey, nonceOwner: .resource
+        ) {
+            return refusal
+        }
+        var reply = WireWriter.json([
+            "sub": .string(configuration.user.subject), "method": .string(incoming.request.method.rawValue),
+            "jkt": .string(access.dpopKey ?? ""),
+        ])
+        if dpopSettings.resourceRequiresNonce, case .respond(var response) = reply.response {
+            response.headers.append(HTTPHeader("DPoP-Nonce", nonce(of: .resource)))
+            reply.response = .respond(response)
+        }
+        return reply
+    }
+
+    /// The scheme (lower-cased) and token of the request's `Authorization` header, for `Bearer` and `DPoP`.
+    static func credentials(_ incoming: Incoming) -> (scheme: String, token: String)? {
+        guard let header = incoming.request.header("Authorization") else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let scheme = parts[0].lowercased()
+        guard scheme == "bearer" || scheme == "dpop" else { return nil }
+        return (scheme, String(parts[1]).filter { $0 != " " })
     }
 
     // MARK: - Discovery (RFC 8414, OpenID Connect Discovery 1.0)
@@ -92,7 +140,7 @@ extension MockServerState {
             scopesSupported: configuration.supportedScopes,
             grantTypesSupported: [DeviceAccessTokenRequest.grantType, "refresh_token"],
             tokenEndpointAuthMethodsSupported: ["none", "client_secret_basic", "client_secret_post"],
-            additionalFields: fields
+            additionalFields: fields.merging(dpopMetadata) { $1 }
         )
     }
 
@@ -114,6 +162,12 @@ extension MockServerState {
         guard let key = MockSigningKey.standard(for: algorithm) else { return nil }
         signingKeys.append(key)
         return key
+    }
+
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1) when DPoP is configured.
+    private var dpopMetadata: JSONObject {
+        guard let dpop = configuration.dpop else { return [:] }
+        return ["dpop_signing_alg_values_supported": .array(dpop.algorithms.map { .string($0.name) })]
     }
 
     // MARK: - The approval page

@@ -33,6 +33,12 @@ extension MockServerState {
         guard code.clientID == clientID else {
             return writer.oauthError(.invalidGrant, "The device code was issued to another client.")
         }
+        // The proof is checked before the request counts as a poll: one refused for want of a nonce is sent again at
+        // once (RFC 9449 §8), and that is no poll too soon. A device code proven at the device authorization request
+        // is bound to that key (draft-parecki-oauth-dpop-device-flow).
+        let dpopKey = try proofKey(
+            incoming, writer, required: requiresDPoP(client: clientID), boundTo: code.dpopKey
+        )
         code.polls += 1
         let number = code.polls
         let now = incoming.time
@@ -56,12 +62,12 @@ extension MockServerState {
         case .replace(let faulted):
             reply = faulted
         case .delay(let delay):
-            reply = answerPoll(&code, number: number, at: now, slowDown: tooSoon, writer)
+            reply = answerPoll(&code, number: number, at: now, slowDown: tooSoon, dpopKey: dpopKey, writer)
             reply.delay = delay
         case .slowDown:
-            reply = answerPoll(&code, number: number, at: now, slowDown: true, writer)
+            reply = answerPoll(&code, number: number, at: now, slowDown: true, dpopKey: dpopKey, writer)
         case .none:
-            reply = answerPoll(&code, number: number, at: now, slowDown: tooSoon, writer)
+            reply = answerPoll(&code, number: number, at: now, slowDown: tooSoon, dpopKey: dpopKey, writer)
         }
         deviceCodes.values[index] = code
         reply.deviceCode = deviceCode
@@ -71,7 +77,8 @@ extension MockServerState {
 
     /// The protocol's answer to one poll, in RFC 8628 §3.5's order of precedence.
     private mutating func answerPoll(
-        _ code: inout DeviceCode, number: Int, at now: Duration, slowDown: Bool, _ writer: WireWriter
+        _ code: inout DeviceCode, number: Int, at now: Duration, slowDown: Bool, dpopKey: String?,
+        _ writer: WireWriter
     ) -> Reply {
         if code.consumed {
             return writer.oauthError(.invalidGrant, "The device code was already used.")
@@ -96,7 +103,9 @@ extension MockServerState {
         switch code.decision {
         case .approved:
             code.consumed = true
-            let grantID = makeGrant(clientID: code.clientID, scopes: code.scopes, resources: code.resources)
+            let grantID = makeGrant(
+                clientID: code.clientID, scopes: code.scopes, resources: code.resources, dpopKey: dpopKey
+            )
             let refreshToken = grants[grantID]?.refreshToken
             return writer.success(tokenObject(grantID: grantID, at: now, newRefreshToken: refreshToken))
         case .denied:
@@ -117,6 +126,13 @@ extension MockServerState {
         }
         guard let grantID = refreshTokens[refreshToken], var grant = grants[grantID], grant.clientID == clientID else {
             return writer.oauthError(.invalidGrant, "The refresh token is invalid, revoked or was replaced.")
+        }
+        // RFC 9449 §5: a refresh token bound to a key is refused without a proof made with that key.
+        if let dpopKey = try proofKey(
+            incoming, writer, required: requiresDPoP(client: clientID), boundTo: grant.dpopKey
+        ), grant.dpopKey == nil {
+            grant.dpopKey = dpopKey
+            grants[grantID] = grant
         }
         // RFC 6749 §6: a narrower scope may be asked for, never a wider one.
         var scopes = grant.scopes
@@ -150,9 +166,9 @@ extension MockServerState {
     // MARK: - Issuing
 
     /// Records a grant for an approved device code, with its refresh token when the server issues them.
-    private mutating func makeGrant(clientID: String, scopes: [String], resources: [String]) -> Int {
+    private mutating func makeGrant(clientID: String, scopes: [String], resources: [String], dpopKey: String?) -> Int {
         nextGrantID += 1
-        var grant = Grant(clientID: clientID, scopes: scopes, resources: resources)
+        var grant = Grant(clientID: clientID, scopes: scopes, resources: resources, dpopKey: dpopKey)
         if configuration.issuesRefreshTokens {
             let refreshToken = generator.token()
             grant.refreshToken = refreshToken
@@ -170,7 +186,9 @@ extension MockServerState {
         let granted = scopes ?? grant.scopes
         let lifetime = configuration.accessTokenLifetime
         let accessToken = generator.token()
-        accessTokens[accessToken] = AccessToken(grantID: grantID, expiresAt: now + .seconds(lifetime))
+        accessTokens[accessToken] = AccessToken(
+            grantID: grantID, expiresAt: now + .seconds(lifetime), dpopKey: grant.dpopKey
+        )
         grant.accessTokens.insert(accessToken)
         grants[grantID] = grant
 
@@ -184,8 +202,9 @@ extension MockServerState {
         }
         let response = TokenResponse(
             accessToken: accessToken,
-            // GitHub writes the token type in lower case (RFC 6749 §5.1: case-insensitive).
-            tokenType: dialect == .github ? "bearer" : "Bearer",
+            // RFC 9449 §5: a token bound to the proof's key is of type DPoP. GitHub writes Bearer in lower case
+            // (RFC 6749 §5.1: case-insensitive).
+            tokenType: grant.dpopKey != nil ? "DPoP" : dialect == .github ? "bearer" : "Bearer",
             expiresIn: lifetime,
             refreshToken: newRefreshToken,
             scope: granted.isEmpty ? nil : granted.joined(separator: " "),

@@ -34,6 +34,9 @@ struct MockServerState {
         var consumed = false
         var forcedExpiry = false
         var expiryAnswered = false
+        /// The thumbprint of the DPoP key the device authorization request was proven with: every poll must be proven
+        /// with the same key (draft-parecki-oauth-dpop-device-flow).
+        var dpopKey: String?
 
         func isExpired(at time: Duration) -> Bool {
             forcedExpiry || time >= expiresAt
@@ -47,11 +50,15 @@ struct MockServerState {
         var resources: [String]
         var refreshToken: String?
         var accessTokens: Set<String> = []
+        /// The thumbprint of the DPoP key the grant's tokens are bound to (RFC 9449 §5, §6), nil for Bearer tokens.
+        var dpopKey: String?
     }
 
     struct AccessToken {
         var grantID: Int
         var expiresAt: Duration
+        /// The thumbprint of the DPoP key the token is bound to (its `cnf.jkt`), nil for a Bearer token.
+        var dpopKey: String?
     }
 
     /// What an incoming request says, decoded once.
@@ -115,6 +122,14 @@ struct MockServerState {
     var revocations: [Server.Revocation] = []
     var deviceAuthorizationRequestCount = 0
     var refreshRequestCount = 0
+    /// The nonce the device authorization and token endpoints demand (RFC 9449 §8), once made.
+    var authorizationServerNonce: String?
+    /// The nonce the resource endpoint demands (RFC 9449 §9), once made.
+    var resourceNonce: String?
+    /// The `jti`s of the proofs seen within the `iat` window, with their `iat`.
+    var seenProofs: [String: Int64] = [:]
+    /// What the current request's DPoP proof came to, for its record.
+    var proofCheck: Server.ProofCheck?
 
     init(configuration: Server.Configuration, wallClock: @escaping @Sendable () -> Date) {
         self.configuration = configuration
@@ -129,6 +144,7 @@ struct MockServerState {
     mutating func process(_ request: HTTPRequest, at time: Duration) -> Reply {
         let incoming = Incoming(request, at: time)
         let endpoint = layout.endpoint(for: incoming.path, paths: configuration.paths)
+        proofCheck = nil
         var reply: Reply
         do {
             switch endpoint {
@@ -138,11 +154,19 @@ struct MockServerState {
             case .revocation: reply = try revocation(incoming)
             case .userinfo: reply = userinfo(incoming)
             case .jwks: reply = jwks(incoming)
+            case .resource: reply = resource(incoming)
             case .verificationPage: reply = approvalPage(incoming)
             case .unknown: reply = WireWriter.plain(status: 404, "Not Found")
             }
         } catch {
             reply = error.reply
+        }
+        // RFC 9449 §8: a server that demands nonces sends the current one with its answers, errors and successes.
+        if configuration.dpop?.requiresNonce == true, endpoint == .deviceAuthorization || endpoint == .token,
+            case .respond(var response) = reply.response, response.header("DPoP-Nonce") == nil
+        {
+            response.headers.append(HTTPHeader("DPoP-Nonce", nonce(of: .authorizationServer)))
+            reply.response = .respond(response)
         }
         reply.delay += configuration.responseDelay
         if reply.pollNumber != nil, reply.delay > .zero, let code = reply.deviceCode {
@@ -259,6 +283,7 @@ struct MockServerState {
         deviceAuthorizationRequestCount += 1
         let delay = try delay(for: configuration.deviceAuthorizationFaults[deviceAuthorizationRequestCount], writer)
         let clientID = try authenticateClient(incoming, writer)
+        let dpopKey = try proofKey(incoming, writer, required: requiresDPoP(client: clientID), boundTo: nil)
         let scopes = incoming.value("scope")?.split(separator: " ").map(String.init) ?? []
         try checkScopes(scopes, writer)
         let resources = incoming.values("resource")
@@ -270,7 +295,7 @@ struct MockServerState {
         deviceCodes[deviceCode] = DeviceCode(
             userCode: userCode, clientID: clientID, scopes: scopes, resources: resources,
             issuedAt: incoming.time, expiresAt: incoming.time + .seconds(configuration.deviceCodeLifetime),
-            interval: configuration.enforcedInterval, script: configuration.defaultScript
+            interval: configuration.enforcedInterval, script: configuration.defaultScript, dpopKey: dpopKey
         )
         issueOrder.append(deviceCode)
         userCodes[Self.normalise(userCode)] = deviceCode
@@ -356,7 +381,8 @@ struct MockServerState {
                 headers: full ? incoming.request.headers : [],
                 formFields: full ? incoming.form.map { Server.RecordedRequest.Field(name: $0.0, value: $0.1) } : [],
                 answer: reply.answer,
-                delay: reply.delay > .zero ? reply.delay : nil
+                delay: reply.delay > .zero ? reply.delay : nil,
+                dpop: proofCheck
             ))
     }
 }

@@ -49,6 +49,7 @@ struct IssuerLayout: Sendable, Hashable {
         case issuerPath + paths.userinfo: return .userinfo
         case issuerPath + paths.verification: return .verificationPage
         case issuerPath + paths.jwks: return .jwks
+        case issuerPath + paths.resource: return .resource
         default: return .unknown
         }
     }

@@ -102,4 +102,20 @@ import Testing
             + #""openid_provider":false,"token_endpoint":"https:\/\/a\/t"},"name":"old"}"#
         #expect(try JSONDecoder().decode(Profile.self, from: Data(text.utf8)).clientAuthentication == .none)
     }
+
+    @Test func dpopIsStoredAsATrueFlagAndReadBackAbsentAsFalse() throws {
+        var client = Fixtures.client
+        client.dpop = try DPoPProver(key: try ECP256PrivateKey.generate())
+        let profile = try Profile(endpoints: Fixtures.endpoints, client: client)
+        #expect(profile.usesDPoP)
+        #expect(profile.description.hasSuffix(", dpop: yes)"))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(profile), as: UTF8.self)
+        #expect(text.contains(#""dpop":true"#))
+        #expect(try JSONDecoder().decode(Profile.self, from: Data(text.utf8)) == profile)
+        let plain = try Profile(endpoints: Fixtures.endpoints, client: Fixtures.client)
+        #expect(!plain.usesDPoP)
+        #expect(!String(decoding: try encoder.encode(plain), as: UTF8.self).contains("dpop"))
+    }
 }
