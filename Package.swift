@@ -13,22 +13,24 @@ let package = Package(
         .executable(name: "device-login-bench", targets: ["DeviceLoginBenchmark"]),
     ],
     targets: [
+        // What the three loaders below share: dlopen of a library, dlsym of every function it lists into a table of
+        // function pointers, published once per process.
+        .target(name: "CLibraryLoader"),
         // libcurl, loaded with dlopen on the first request (so `token` and the credential helpers never load it):
         // a table of function pointers and typed wrappers, compiled against libcurl's headers (Debian:
-        // libcurl4-openssl-dev, on the default include path; macOS: the SDK's) and linked to nothing. At run
-        // time it needs libcurl.so.4 (Debian: libcurl4); without it a request fails with a TransportError.
-        .target(name: "CCurl"),
+        // libcurl4-openssl-dev or libcurl4-gnutls-dev, on the default include path; macOS: the SDK's) and linked to
+        // nothing. At run time it needs libcurl.so.4 (Debian: libcurl4); without it a request fails with a
+        // TransportError.
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"]),
         // OpenSSL 3's libcrypto, loaded the same way on first use (so `token` and the credential helpers never load
         // it): typed wrappers of the EVP calls that verify ID-token signatures and make DPoP proofs, compiled against
         // OpenSSL 3's headers (Debian: libssl-dev) and linked to nothing. At run time it needs libcrypto.so.3
         // (Debian: libssl3); without it a verification fails with a CryptoError that says so.
-        .target(name: "CCrypto"),
-        // System libraries: a module map and a header of inline shims.
-        .systemLibrary(
-            name: "CQRencode",
-            pkgConfig: "libqrencode",
-            providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
-        ),
+        .target(name: "CCrypto", dependencies: ["CLibraryLoader"]),
+        // libqrencode, loaded the same way on the first QR code, so the binary starts on a box without it (only the
+        // QR code is missing there). Compiled against libqrencode's header where it is installed (Debian:
+        // libqrencode-dev). At run time it needs libqrencode.so.4 (Debian: libqrencode4).
+        .target(name: "CQRencode", dependencies: ["CLibraryLoader"]),
 
         // Typed wrappers of prctl(2), which is variadic (Swift cannot call it), for ProcessHardening.
         .target(name: "CProcessHardening"),

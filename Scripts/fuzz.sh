@@ -42,21 +42,22 @@ for target in DeviceLoginTerminal DeviceLoginTesting DeviceLoginCLI; do
 done
 modules="$build/debug/Modules"
 objects=("$build"/debug/DeviceLogin.build/*.o "$build"/debug/CProcessHardening.build/*.o
-    "$build"/debug/CCurl.build/*.o "$build"/debug/CCrypto.build/*.o "$build"/debug/CExec.build/*.o
+    "$build"/debug/CLibraryLoader.build/*.o "$build"/debug/CCurl.build/*.o "$build"/debug/CCrypto.build/*.o
+    "$build"/debug/CQRencode.build/*.o "$build"/debug/CExec.build/*.o
     "$build"/debug/DeviceLoginTerminal.build/*.o "$build"/debug/DeviceLoginTesting.build/*.o
     "$build"/debug/DeviceLoginCLI.build/*.o)
-# libcurl and libcrypto are not linked: CCurl and CCrypto load them with dlopen on first use, as in the shipped binary.
-libs=$(pkg-config --libs libqrencode)
+# libcurl, libcrypto and libqrencode are not linked: CCurl, CCrypto and CQRencode load them with dlopen on first use,
+# as in the shipped binary.
 
 failed=0
 printf '%-14s %12s %10s %8s\n' target executions corpus result
 for name in "${targets[@]}"; do
     src=$(source_of "$name")
     exe="$build/fuzz-$name"
-    # shellcheck disable=SC2086
-    swiftc -sanitize=fuzzer,address -parse-as-library -I "$modules" -I Sources/CCurl/include -I Sources/CQRencode \
-        -I Sources/CCrypto/include -I Sources/CProcessHardening/include -I Sources/CExec/include \
-        "$src" "${objects[@]}" $libs -o "$exe" 2>"$build/$name-link.log" \
+    swiftc -sanitize=fuzzer,address -parse-as-library -I "$modules" -I Sources/CCurl/include -I Sources/CQRencode/include \
+        -I Sources/CCrypto/include -I Sources/CLibraryLoader/include -I Sources/CProcessHardening/include \
+        -I Sources/CExec/include \
+        "$src" "${objects[@]}" -o "$exe" 2>"$build/$name-link.log" \
         || { grep -v 'Cannot export local symbol' "$build/$name-link.log" >&2; exit 1; }
     corpus="$build/corpus/$name"
     artifacts="$build/artifacts/$name"

@@ -5,7 +5,7 @@
 
 #include "CCrypto.h"
 
-#include <dlfcn.h>
+#include <CLibraryLoader.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -15,7 +15,6 @@
 #include <openssl/param_build.h>
 #include <openssl/params.h>
 #include <openssl/rsa.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,11 +79,20 @@ struct dl_crypto_functions {
 #undef DL_CRYPTO_FIELD
 };
 
-// Written once, under load_lock, before `loaded` is set (release); read only after `loaded` is seen (acquire), and
-// never written again.
+// The symbols, in the order of the struct's fields.
+static const char *const crypto_symbols[] = {
+#define DL_CRYPTO_SYMBOL(field, symbol) #symbol,
+    DL_CRYPTO_FUNCTIONS(DL_CRYPTO_SYMBOL)
+#undef DL_CRYPTO_SYMBOL
+};
+_Static_assert(sizeof(struct dl_crypto_functions) ==
+                   sizeof crypto_symbols / sizeof crypto_symbols[0] * sizeof(void *),
+               "one function pointer per symbol");
+
+// Written once by dl_library_load, before `library.loaded` is set (release); read only after it is seen (acquire),
+// and never written again.
 static struct dl_crypto_functions ssl;
-static int loaded;
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dl_library library = DL_LIBRARY_INIT;
 
 struct dl_crypto_key {
     EVP_PKEY *pkey;
@@ -116,45 +124,12 @@ static void fail(char *error, size_t error_size, const char *what) {
 }
 
 int dl_crypto_is_loaded(void) {
-    return __atomic_load_n(&loaded, __ATOMIC_ACQUIRE);
+    return dl_library_is_loaded(&library);
 }
 
 int dl_crypto_load(const char *name, char *error, size_t error_size) {
-    if (name == NULL || name[0] == '\0') {
-        copy_message(error, error_size, "no library name");
-        return 0;
-    }
-    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        copy_message(error, error_size, dlerror());
-        return 0;
-    }
-    struct dl_crypto_functions found;
-    void *symbol;
-#define DL_CRYPTO_RESOLVE(field, function)                                                \
-    dlerror();                                                                           \
-    symbol = dlsym(library, #function);                                                  \
-    if (symbol == NULL) {                                                                \
-        const char *reason = dlerror();                                                  \
-        copy_message(error, error_size, reason != NULL ? reason : "no symbol " #function); \
-        dlclose(library);                                                                \
-        return 0;                                                                        \
-    }                                                                                    \
-    memcpy(&found.field, &symbol, sizeof symbol);
-    DL_CRYPTO_FUNCTIONS(DL_CRYPTO_RESOLVE)
-#undef DL_CRYPTO_RESOLVE
-
-    pthread_mutex_lock(&load_lock);
-    int first = !__atomic_load_n(&loaded, __ATOMIC_RELAXED);
-    if (first) {
-        ssl = found;
-        __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&load_lock);
-    if (!first) {
-        dlclose(library);
-    }
-    return 1;
+    return dl_library_load(&library, name, crypto_symbols, sizeof crypto_symbols / sizeof crypto_symbols[0], &ssl,
+                           sizeof ssl, error, error_size);
 }
 
 #define DL_CRYPTO_READY(failure)                                        \

@@ -1,7 +1,6 @@
 #include "CCurl.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
+#include <CLibraryLoader.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,59 +36,27 @@ struct dl_curl_functions {
 #undef DL_CURL_FIELD
 };
 
-// Written once, under load_lock, before `loaded` is set (release); read only after `loaded` is seen (acquire), and
-// never written again.
-static struct dl_curl_functions curl;
-static int loaded;
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+// The symbols, in the order of the struct's fields.
+static const char *const curl_symbols[] = {
+#define DL_CURL_SYMBOL(field, symbol) #symbol,
+    DL_CURL_FUNCTIONS(DL_CURL_SYMBOL)
+#undef DL_CURL_SYMBOL
+};
+_Static_assert(sizeof(struct dl_curl_functions) == sizeof curl_symbols / sizeof curl_symbols[0] * sizeof(void *),
+               "one function pointer per symbol");
 
-static void copy_message(char *error, size_t error_size, const char *message) {
-    if (error != NULL && error_size > 0) {
-        snprintf(error, error_size, "%s", message != NULL ? message : "unknown error");
-    }
-}
+// Written once by dl_library_load, before `library.loaded` is set (release); read only after it is seen (acquire),
+// and never written again.
+static struct dl_curl_functions curl;
+static struct dl_library library = DL_LIBRARY_INIT;
 
 int dl_curl_is_loaded(void) {
-    return __atomic_load_n(&loaded, __ATOMIC_ACQUIRE);
+    return dl_library_is_loaded(&library);
 }
 
 int dl_curl_load(const char *name, char *error, size_t error_size) {
-    if (name == NULL || name[0] == '\0') {
-        copy_message(error, error_size, "no library name");
-        return 0;
-    }
-    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        copy_message(error, error_size, dlerror());
-        return 0;
-    }
-    struct dl_curl_functions found;
-    void *symbol;
-#define DL_CURL_RESOLVE(field, function)                                                  \
-    dlerror();                                                                           \
-    symbol = dlsym(library, #function);                                                  \
-    if (symbol == NULL) {                                                                \
-        const char *reason = dlerror();                                                  \
-        copy_message(error, error_size, reason != NULL ? reason : "no symbol " #function); \
-        dlclose(library);                                                                \
-        return 0;                                                                        \
-    }                                                                                    \
-    memcpy(&found.field, &symbol, sizeof symbol);
-    DL_CURL_FUNCTIONS(DL_CURL_RESOLVE)
-#undef DL_CURL_RESOLVE
-
-    pthread_mutex_lock(&load_lock);
-    int first = !__atomic_load_n(&loaded, __ATOMIC_RELAXED);
-    if (first) {
-        curl = found;
-        __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&load_lock);
-    if (!first) {
-        // The library in use stays; this call's reference to it (or to another copy) is not needed.
-        dlclose(library);
-    }
-    return 1;
+    return dl_library_load(&library, name, curl_symbols, sizeof curl_symbols / sizeof curl_symbols[0], &curl,
+                           sizeof curl, error, error_size);
 }
 
 // The wrappers: each answers with its failure value while no library is loaded.

@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-/// The modules of a QR code, made by libqrencode.
+/// The modules of a QR code, made by libqrencode (loaded on the first code: ``QRencodeLibrary``).
 ///
 /// Encodes in 8-bit (byte) mode, case-sensitively, at the smallest version that holds the data. The default error
 /// correction is **M** (15 % of the codewords recoverable), not L (7 %): a phone photographs a lit screen, where
@@ -62,7 +62,7 @@ public struct QRMatrix: Sendable, Hashable {
     ///   - text: The text, usually a URI. Must not be empty or contain NUL.
     ///   - errorCorrection: The error correction level; ``ErrorCorrection/medium`` by default.
     /// - Throws: ``EncodingError`` when the text is empty, contains NUL, does not fit in a version 40 symbol, or
-    ///   libqrencode fails.
+    ///   libqrencode cannot be loaded or fails.
     public init(encoding text: String, errorCorrection: ErrorCorrection = .medium) throws {
         let byteCount = text.utf8.count
         guard byteCount > 0 else { throw EncodingError(description: "there is nothing to encode") }
@@ -70,10 +70,11 @@ public struct QRMatrix: Sendable, Hashable {
         guard byteCount <= errorCorrection.byteCapacity else {
             throw EncodingError(description: "the text is too long for a QR code (\(byteCount) bytes)")
         }
+        try QRencodeLibrary.ensureLoaded()
         errno = 0
         // Version 0: the smallest version that holds the data. Hint QR_MODE_8 with case sensitivity on: bytes are
         // encoded as they are (libqrencode still uses numeric and alphanumeric segments where they are shorter).
-        guard let code = QRcode_encodeString(text, 0, errorCorrection.level, QR_MODE_8, 1) else {
+        guard let code = dl_qrencode_encode_string(text, 0, errorCorrection.level, QR_MODE_8, 1) else {
             let reason = errno
             switch reason {
             case ERANGE: throw EncodingError(description: "the text is too long for a QR code (\(byteCount) bytes)")
@@ -81,7 +82,7 @@ public struct QRMatrix: Sendable, Hashable {
             default: throw EncodingError(description: "libqrencode failed (errno \(reason))")
             }
         }
-        defer { QRcode_free(code) }
+        defer { dl_qrencode_free(code) }
         let width = Int(code.pointee.width)
         let version = Int(code.pointee.version)
         guard (1...40).contains(version), width == 17 + 4 * version, let data = code.pointee.data else {

@@ -9,7 +9,7 @@ import Testing
 @Suite("Fast path")
 struct FastPathTests {
     #if os(Linux)
-    @Test func tokenWithAValidStoredTokenLoadsNoLibcurl() async throws {
+    @Test func tokenWithAValidStoredTokenLoadsNoLibcurlOrLibqrencode() async throws {
         let fixture = try ProfileFixture()
         defer { fixture.remove() }
         try await fixture.save(
@@ -24,6 +24,7 @@ struct FastPathTests {
         #expect(result.stdout == "at-fast\n")
         #expect(result.stderr.contains("file=libc.so.6"), "LD_DEBUG reported nothing: \(result.stderr)")
         #expect(!result.stderr.contains("libcurl"))
+        #expect(!result.stderr.contains("libqrencode"))
     }
 
     /// A stored ID token and its verdict change nothing: `token` neither checks them nor loads libcrypto, and
@@ -87,6 +88,30 @@ struct FastPathTests {
         #expect(result.stderr.contains("libcurl (libcurl.so.4) could not be loaded: "))
         #expect(result.stderr.contains("undefined symbol: curl_global_init"))
         #expect(result.stderr.contains("install libcurl4"))
+    }
+
+    /// libqrencode is loaded on the first QR code, so a box without a usable one still signs in: the prompt says in
+    /// one line why it draws no QR code, and says what to install.
+    @Test func aSignInWithoutAUsableLibqrencodeDrawsNoQRCodeAndSaysWhy() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        // A libqrencode.so.4 that is not libqrencode (a link to libc), found first through LD_LIBRARY_PATH.
+        let libraries = home.appendingPathComponent("lib")
+        try FileManager.default.createDirectory(at: libraries, withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(
+            atPath: libraries.appendingPathComponent("libqrencode.so.4").path, withDestinationPath: try Self.libcPath())
+
+        let result = try await BinaryHarness.run(
+            ["demo", "--approve-after", "0", "--interval", "1", "--qr", "always"],
+            environment: ["DEVICE_LOGIN_HOME": home.path, "LD_LIBRARY_PATH": libraries.path]
+        )
+
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.hasPrefix("Signed in to 127.0.0.1:"))
+        #expect(result.stderr.contains("QR code not shown: libqrencode (libqrencode.so.4) could not be loaded: "))
+        #expect(result.stderr.contains("undefined symbol: QRcode_encodeString"))
+        #expect(result.stderr.contains("install libqrencode4"))
+        #expect(!result.stderr.contains("▀"), "a QR code was drawn: \(result.stderr)")
     }
 
     /// The file this process's C library was loaded from, from `/proc/self/maps`.
