@@ -13,10 +13,22 @@ if [ "$(uname -s)" = "Darwin" ]; then
     if [ "$want_test" = 1 ]; then command -v zbarimg >/dev/null || brew install zbar; fi
 else
     # libssl-dev: OpenSSL 3's headers, which CCrypto is compiled against (libcrypto.so.3 is loaded at run time).
-    packages=(pkg-config libcurl4-openssl-dev libssl-dev libqrencode-dev)
+    packages=(pkg-config libssl-dev libqrencode-dev)
+    # libcurl's headers: Debian's flavours (OpenSSL, GnuTLS, NSS) exclude each other and all give the same
+    # curl/curl.h and libcurl.pc, which is all CCurl needs (libcurl.so.4 is loaded at run time). Take the one that is
+    # installed; installing another would remove it and everything that depends on it.
+    curl_dev=libcurl4-openssl-dev
+    for flavour in libcurl4-openssl-dev libcurl4-gnutls-dev libcurl4-nss-dev; do
+        if dpkg-query -W -f='${Status}' "$flavour" 2>/dev/null | grep -q "install ok installed"; then
+            curl_dev="$flavour"
+            break
+        fi
+    done
+    packages+=("$curl_dev")
     # The integration tests drive the real clients: git (git http-backend), curl, and kubectl (Debian's
-    # kubernetes-client, only when no kubectl is installed).
-    [ "$want_test" = 1 ] && packages+=(zbar-tools openssl python3-pip git curl)
+    # kubernetes-client, only when no kubectl is installed). python3-venv: the end-to-end test packages go into a
+    # virtual environment (Debian's python3 refuses pip outside one, PEP 668).
+    [ "$want_test" = 1 ] && packages+=(zbar-tools openssl python3 python3-venv git curl)
     [ "$want_test" = 1 ] && ! command -v kubectl >/dev/null && packages+=(kubernetes-client)
     missing=()
     for p in "${packages[@]}"; do
@@ -31,9 +43,17 @@ else
     fi
 fi
 
+# The end-to-end tests' Python packages (Tests/e2e/requirements.txt), in a virtual environment under .build that
+# Scripts/test.sh runs pytest from.
 if [ "$want_test" = 1 ]; then
-    if ! python3 -c 'import authlib, docker, flask, pytest, requests' 2>/dev/null; then
-        echo "Installing the end-to-end test server's Python packages (Tests/e2e/requirements.txt)" >&2
-        python3 -m pip install -q -r "$here/Tests/e2e/requirements.txt" >&2
+    venv="$here/.build/e2e-venv"
+    if [ ! -x "$venv/bin/python" ]; then
+        echo "Creating the end-to-end tests' virtual environment ($venv)" >&2
+        mkdir -p "$here/.build"
+        python3 -m venv "$venv" >&2
+    fi
+    if ! "$venv/bin/python" -c 'import authlib, docker, flask, joserfc, pytest, requests' 2>/dev/null; then
+        echo "Installing the end-to-end tests' Python packages (Tests/e2e/requirements.txt) into $venv" >&2
+        "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$here/Tests/e2e/requirements.txt" >&2
     fi
 fi

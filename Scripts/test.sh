@@ -36,11 +36,22 @@ if [ "$quick" = 1 ]; then
     skip=(--skip "$stress_tests")
 else
     echo "== end-to-end: device-login against a real Authlib server =="
-    python3 -m pytest -q Tests/e2e
+    # The end-to-end packages live in a virtual environment under .build (Scripts/install-deps.sh --test makes
+    # it): Debian's own python3 refuses `pip install` outside one (PEP 668).
+    .build/e2e-venv/bin/python -m pytest -q Tests/e2e
 fi
 
-echo "== swift test${skip:+ (quick: without the stress tests)} =="
-timeout 1800 swift test "${skip[@]}" 2>&1 | tee .build/swift-test.log \
-    | grep -vE '^(◇|↳|Test Case .* started|Test Suite .* started)'
+echo "== swift test${skip:+ (quick: without the stress tests)}: one line per suite, failures in full," \
+    "the whole log in .build/swift-test.log =="
+timeout 1800 swift test "${skip[@]}" 2>&1 | tee .build/swift-test.log | awk '
+    # A failure and the detail lines (↳) that follow it, in full.
+    /^✘/ { print; detail = 1; next }
+    /^↳/ { if (detail) print; next }
+    { detail = 0 }
+    # Each suite, the closing lines of both runners, and whatever the build or a crash says.
+    /^✔ Suite / || /Test run with [0-9]+ test/ || /Executed [0-9]+ test/ { print; next }
+    /^(◇|✔ Test)/ || /^Test (Case|Suite) / || /^\[[0-9]+\/[0-9]+\]/ { next }
+    /error|warning:|Fatal|Crash|signal|Exited/ { print }
+'
 status=${PIPESTATUS[0]}
 exit "$status"
