@@ -19,6 +19,9 @@ public struct DeviceAuthorization: Sendable, Hashable {
     /// issuer identifier, or the device authorization endpoint's URL when the endpoints were given by hand; nil
     /// when unknown.
     public var issuer: String?
+    /// Where polling stood when this authorization was saved by another process, for a flow that resumes it
+    /// (``DeviceFlow/resuming(_:progress:)``); nil for a new one, whose first poll waits one interval.
+    public var progress: PollingProgress?
 
     /// Creates an authorization value.
     /// - Parameters:
