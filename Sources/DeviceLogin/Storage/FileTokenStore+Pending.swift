@@ -118,7 +118,7 @@ extension FileTokenStore {
     ///   - body: What to do while polling alone.
     /// - Returns: What `body` returns.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` and reason
-    ///   ``DeviceLoginError/Reason/Kind-swift.struct/pendingSignInBusy`` (its ``DeviceLoginError/Reason/processID``
+    ///   ``DeviceLoginError/Reason/Kind/pendingSignInBusy`` (its ``DeviceLoginError/Reason/processID``
     ///   when known) when another polls; what `body` throws.
     public func withPendingPolling<Value: Sendable>(
         profile name: String, _ body: @Sendable () async throws -> Value
