@@ -8,9 +8,10 @@ import Testing
 @Suite("login --detach / --resume: a sign-in that survives the process", .serialized, .timeLimit(.minutes(2)))
 struct DetachedSignInTests {
     /// The demo server, started with `arguments`, and its issuer.
-    private func startServer(approveAfter: Int) async throws -> (BinaryHarness.Running, String) {
+    private func startServer(approveAfter: Int, _ extra: [String] = []) async throws -> (BinaryHarness.Running, String)
+    {
         let server = try BinaryHarness.start(
-            ["demo", "--serve", "--approve-after", "\(approveAfter)", "--interval", "1"], environment: [:])
+            ["demo", "--serve", "--approve-after", "\(approveAfter)", "--interval", "1"] + extra, environment: [:])
         let issuer = await firstLine(of: server)
         #expect(issuer.hasPrefix("http://127.0.0.1:"))
         return (server, issuer)
@@ -18,12 +19,22 @@ struct DetachedSignInTests {
 
     /// Stops the server and returns the number of RFC 8628 violations it saw.
     private func violations(stopping server: BinaryHarness.Running) async throws -> String {
+        try await violations(in: stop(server))
+    }
+
+    /// Stops the server and returns what it wrote on stderr.
+    private func stop(_ server: BinaryHarness.Running) async throws -> String {
         server.process.interrupt()
         let served = try await server.finish()
         #expect(served.status == 0)
+        return served.stderr
+    }
+
+    /// The number of RFC 8628 violations in the server's summary.
+    private func violations(in summary: String) -> String {
         let marker = "RFC 8628 violations seen: "
-        guard let range = served.stderr.range(of: marker) else { return "(no summary)" }
-        return String(served.stderr[range.upperBound...].prefix { $0 != "." })
+        guard let range = summary.range(of: marker) else { return "(no summary)" }
+        return String(summary[range.upperBound...].prefix { $0 != "." })
     }
 
     private func detach(issuer: String, home: URL) async throws -> BinaryHarness.Run {
@@ -123,6 +134,33 @@ struct DetachedSignInTests {
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.contains("\"access_token\""))
         #expect(try await violations(stopping: server) == "0")
+    }
+
+    @Test("--detach --dpop: the resumed polls are proven with the key the code was requested with; it is saved")
+    func detachedDPoP() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (server, issuer) = try await startServer(approveAfter: 2, ["--dpop"])
+        let detached = try await BinaryHarness.run(
+            ["login", "--detach", "--dpop", "--issuer", issuer, "--client-id", "test-client", "--qr", "never"],
+            environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(detached.status == 0, "\(detached.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("default.dpop.jwk").path))
+        let resumed = try await resume(home: home).finish()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.hasSuffix("; the tokens are bound to a DPoP key.\n"))
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("default.dpop.jwk").path))
+        let summary = try await stop(server)
+        #expect(violations(in: summary) == "0")
+        // Every proof the server checked, the device authorization's and the polls', was made with one key.
+        let thumbprints = summary.split(separator: "\n").compactMap { line -> Substring? in
+            guard let range = line.range(of: "; jkt ") else { return nil }
+            return line[range.upperBound...].prefix { $0 != ";" }
+        }
+        #expect(summary.contains("POST /device/code → 200; DPoP accepted"))
+        #expect(summary.contains("→ 200; DPoP accepted"))
+        #expect(thumbprints.count >= 3)
+        #expect(Set(thumbprints).count == 1)
     }
 
     @Test(
