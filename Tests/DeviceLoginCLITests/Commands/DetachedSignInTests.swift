@@ -1,3 +1,4 @@
+import DeviceLogin
 import Foundation
 import Testing
 
@@ -199,6 +200,32 @@ struct DetachedSignInTests {
             environment: ["DEVICE_LOGIN_HOME": home.path, "DEVICE_LOGIN_CLIENT_ID": "c"])
         #expect(nothing.status == ExitCode.notSignedIn.rawValue)
         #expect(nothing.stderr.hasPrefix("device-login: there is no pending sign-in for profile 'work'\n"))
+    }
+
+    @Test("an expired pending sign-in is removed, and said so: exit 66, no request, the file gone")
+    func expiredRemoved() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let endpoints = ServerEndpoints(
+            deviceAuthorization: try #require(URL(string: "http://127.0.0.1:9/device")),
+            token: try #require(URL(string: "http://127.0.0.1:9/token")))
+        let response = DeviceAuthorizationResponse(
+            deviceCode: "dc", userCode: "WDJB-MJHT", verificationURI: "http://127.0.0.1:9/device", expiresIn: 600)
+        let receivedAt = Date(timeIntervalSince1970: 1_700_000_000)
+        try await FileTokenStore(directory: home.path).savePending(
+            try PendingAuthorization(
+                profile: try Profile(name: "work", endpoints: endpoints, clientID: "c"),
+                authorization: DeviceAuthorization(response: response, receivedAt: receivedAt)))
+        let status = try await BinaryHarness.run(
+            ["status", "--profile", "work"], environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(status.stdout.contains("Pending sign-in: code WDJB-MJHT expired at 2023-11-14T22:23:20Z; "))
+        let expired = try await resume(home: home, ["--profile", "work"]).finish()
+        #expect(expired.status == ExitCode.expired.rawValue)
+        #expect(
+            expired.stderr
+                == "device-login: the pending sign-in of profile 'work' expired at 2023-11-14T22:23:20Z before it was"
+                + " approved; it was removed\nhint: start a new one with `device-login login`\n")
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("work.pending").path))
     }
 
     @Test("the command that resumes names the profile only when it is not the default, shell-quoted")
