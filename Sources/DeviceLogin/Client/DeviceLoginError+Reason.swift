@@ -10,6 +10,7 @@ extension DeviceLoginError {
         public struct Kind: Hashable, Sendable, CustomStringConvertible {
             private enum Value: String, Hashable, Sendable {
                 case missingEndpoint, scopeRefused, notSignedIn, storeLocked, storeFromNewerVersion
+                case pendingSignInBusy
                 // Known refusals of the device flow: DeviceLoginError+KnownRefusals.swift.
                 case conditionalAccessBlocked, deviceGrantNotAllowed
             }
@@ -28,6 +29,10 @@ extension DeviceLoginError {
             /// The token file at ``Reason/path`` was written by a newer version, in format
             /// ``Reason/formatVersion``. Advice: upgrade, or move the file aside and sign in again.
             public static let storeFromNewerVersion = Kind(value: .storeFromNewerVersion)
+            /// Another process is already polling the pending sign-in whose lock file is ``Reason/path``; its ID is
+            /// ``Reason/processID`` when known (``FileTokenStore/withPendingPolling(profile:_:)``). Advice: wait for
+            /// it, or stop it.
+            public static let pendingSignInBusy = Kind(value: .pendingSignInBusy)
             /// Microsoft Entra ID's Conditional Access blocked the sign-in (`AADSTS53003` in the server's
             /// description). Advice: an administrator allows the device code flow for this app and user, or the
             /// person signs in on a device the policy accepts.
@@ -64,6 +69,8 @@ extension DeviceLoginError {
         public private(set) var path: String?
         /// The format version found in the file, for ``Kind/storeFromNewerVersion``.
         public private(set) var formatVersion: Int?
+        /// The ID of the process at fault, for ``Kind/pendingSignInBusy``, when known.
+        public private(set) var processID: Int?
 
         /// `endpoint` is in neither the server's metadata nor the configuration.
         public static func missingEndpoint(_ endpoint: Endpoint) -> Reason {
@@ -89,6 +96,11 @@ extension DeviceLoginError {
             Reason(kind: .storeLocked, path: path)
         }
 
+        /// Another process (`processID`, when known) polls the pending sign-in whose lock file is at `path`.
+        public static func pendingSignInBusy(path: String, processID: Int?) -> Reason {
+            Reason(kind: .pendingSignInBusy, path: path, processID: processID)
+        }
+
         /// The token file at `path` has format `version`, newer than this version reads.
         public static func storeFromNewerVersion(path: String, version: Int) -> Reason {
             Reason(kind: .storeFromNewerVersion, path: path, formatVersion: version)
@@ -101,6 +113,7 @@ extension DeviceLoginError {
             if let profile { facts.append("profile: \(profile)") }
             if let path { facts.append("path: \(path)") }
             if let formatVersion { facts.append("version: \(formatVersion)") }
+            if let processID { facts.append("pid: \(processID)") }
             return facts.isEmpty ? kind.description : "\(kind)(\(facts.joined(separator: ", ")))"
         }
     }

@@ -70,6 +70,35 @@ public struct DeviceFlow: Sendable {
         return try authorization(from: response)
     }
 
+    /// An authorization saved by another process (``PollingProgress``, ``PendingAuthorization``), ready to be polled
+    /// by this flow: its times are placed on this flow's clock by the wall-clock time that has passed since it
+    /// arrived, and ``pollForToken(_:onEvent:)`` starts where `progress` stood — the interval in force, the failures
+    /// in a row, and no poll before ``PollingProgress/notBefore`` or sooner than one interval after the last poll
+    /// (``PollScheduler/resume(_:lastContact:notBefore:now:)``). The deadline stays the device code's expiry.
+    ///
+    /// ```swift
+    /// let pending = try await store.loadPending(profile: "work")!  // saved by an earlier process
+    /// let authorization = flow.resuming(pending.authorization, progress: pending.progress)
+    /// let token = try await flow.pollForToken(authorization)
+    /// ```
+    /// - Parameters:
+    ///   - authorization: The authorization as it was received (``DeviceAuthorization/receivedAt`` is what counts).
+    ///   - progress: Where its polling stood.
+    /// - Returns: The authorization to give ``pollForToken(_:onEvent:)``.
+    public func resuming(_ authorization: DeviceAuthorization, progress: PollingProgress) -> DeviceAuthorization {
+        var resumed = authorization
+        resumed.receivedAtElapsed = clock.elapsed() - Self.duration(from: authorization.receivedAt, to: now())
+        resumed.progress = progress
+        return resumed
+    }
+
+    /// The time from `start` to `end` as a duration, bounded to ±100 years (a NaN date counts as no time).
+    static func duration(from start: Date, to end: Date) -> Duration {
+        let seconds = end.timeIntervalSince(start)
+        guard seconds.isFinite else { return .zero }
+        return .seconds(min(max(seconds, -3.2e9), 3.2e9))
+    }
+
     /// Reads the device authorization response.
     private func authorization(from response: HTTPResponse) throws -> DeviceAuthorization {
         switch ServerReply(response) {
@@ -218,10 +247,26 @@ public struct DeviceFlow: Sendable {
             deviceCode: authorization.response.deviceCode, resources: client.resources
         )
         let request = client.formRequest(to: endpoints.token, parameters: message.formParameters)
+        guard let progress = authorization.progress else {
+            let state = PollScheduler.State(
+                interval: authorization.initialInterval, deadline: authorization.deadlineElapsed
+            )
+            return (request, state, PollScheduler.start(state, now: clock.elapsed()))
+        }
+        // Resumed: the saved interval (slow_down kept), failures and attempts; times placed by `receivedAt`.
+        let received = authorization.receivedAtElapsed
         let state = PollScheduler.State(
-            interval: authorization.initialInterval, deadline: authorization.deadlineElapsed
+            interval: max(progress.interval, .seconds(1)), deadline: authorization.deadlineElapsed,
+            consecutiveFailures: progress.consecutiveFailures, attempts: progress.attempts
         )
-        return (request, state, PollScheduler.start(state, now: clock.elapsed()))
+        let lastContact =
+            received
+            + Self.duration(from: authorization.receivedAt, to: progress.lastPollAt ?? authorization.receivedAt)
+        let notBefore = received + Self.duration(from: authorization.receivedAt, to: progress.notBefore)
+        return (
+            request, state,
+            PollScheduler.resume(state, lastContact: lastContact, notBefore: notBefore, now: clock.elapsed())
+        )
     }
 
     /// Classifies a poll's reply, decides what follows and reports it.

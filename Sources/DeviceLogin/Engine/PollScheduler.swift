@@ -58,6 +58,25 @@ public enum PollScheduler {
         schedule(state.interval, state: state, now: now)
     }
 
+    /// The first step of a flow resumed from a saved ``PollingProgress``, perhaps in another process: wait until the
+    /// next poll the saved flow had planned, and never less than one interval after its last poll.
+    ///
+    /// RFC 8628 §3.4: polls come "no more often than" every `interval` seconds, across processes too. A wall clock set
+    /// back between the two processes (`now` before `lastContact`) does not stall the flow: the wait is at most what
+    /// the saved flow had planned after its last poll.
+    /// - Parameters:
+    ///   - state: The state rebuilt from the progress: the interval in force, the failures in a row, the deadline.
+    ///   - lastContact: When the last poll was sent, or the authorization arrived when there was no poll yet.
+    ///   - notBefore: The earliest next poll the saved flow had decided (backoff and `Retry-After` included).
+    ///   - now: The time on the flow's clock.
+    /// - Returns: ``Decision/poll(after:)``, or ``Decision/expire(after:)`` when that poll would fall at or after the
+    ///   deadline.
+    public static func resume(_ state: State, lastContact: Duration, notBefore: Duration, now: Duration) -> Decision {
+        let target = max(notBefore, lastContact + state.interval)
+        let delay = min(max(.zero, target - now), target - lastContact)
+        return schedule(delay, state: state, now: now)
+    }
+
     /// Decides what follows a poll.
     /// - Parameters:
     ///   - state: The state before the poll; updated in place.

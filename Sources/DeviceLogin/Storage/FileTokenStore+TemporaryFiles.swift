@@ -14,13 +14,14 @@ extension FileTokenStore {
         return ".\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
     }
 
-    /// Whether `entry` is a temporary file of profile `name`'s record or DPoP key, by the exact pattern
-    /// ``temporaryFileName(for:)`` makes: `.NAME.json.<digits>.tmp` or `.NAME.dpop.jwk.<digits>.tmp`. Profile `work`
+    /// Whether `entry` is a temporary file of profile `name`'s record, DPoP key or pending sign-in, by the exact
+    /// pattern ``temporaryFileName(for:)`` makes: `.NAME.json.<digits>.tmp`, `.NAME.dpop.jwk.<digits>.tmp` or
+    /// `.NAME.pending.<digits>.tmp`. Profile `work`
     /// does not claim `.work.json.json.1.tmp`, which belongs to profile `work.json`.
     static func isTemporaryFile(_ entry: String, ofProfile name: String) -> Bool {
         let suffix = ".tmp"
         let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
-        return ["." + name + ".json.", "." + name + ".dpop.jwk."].contains { prefix in
+        return ["." + name + ".json.", "." + name + ".dpop.jwk.", "." + name + ".pending."].contains { prefix in
             guard entry.hasPrefix(prefix), entry.hasSuffix(suffix), entry.count > prefix.count + suffix.count else {
                 return false
             }

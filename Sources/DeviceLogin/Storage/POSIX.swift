@@ -165,6 +165,13 @@ enum POSIX {
         }
     }
 
+    /// Empties a file opened for writing.
+    static func truncate(_ fd: Int32) throws {
+        while ftruncate(fd, 0) != 0 {
+            if errno != EINTR { throw SystemCallError(call: "ftruncate", code: errno) }
+        }
+    }
+
     static func unlock(_ fd: Int32) {
         _ = flock(fd, LOCK_UN)
     }

@@ -24,10 +24,16 @@ enum LoginCommand {
             A server that answers with Bearer tokens is refused. Use the tokens with `dpop-proof`,
             `curl-config --url` or `exec --dpop-url`.
 
+            With --detach, the code is shown once, the pending sign-in is saved with the profile
+            (PROFILE.pending, 0600) and login exits 0 at once; `login --resume` later polls until the
+            sign-in is approved, denied or expired, and finishes as login would have. One process polls a
+            pending sign-in at a time: another --resume exits 75.
+
             Example:
               device-login login --issuer https://auth.example.com --client-id my-device-app
             """,
         run: { options, context in
+            if options.flag("resume") { return try await DetachedSignIn.resume(options, context: context) }
             let settings = try await LoginSettings.parse(options)
             for warning in settings.warnings { context.stderr.line("device-login: warning: " + warning) }
             let transport = context.makeTransport(TransportOptions(caFile: settings.caFile))
@@ -47,7 +53,16 @@ enum LoginCommand {
         if settings.store {
             try await FileTokenStore(environment: context.environment).checkReady(profile: settings.profile)
         }
+        if settings.detach { return try await DetachedSignIn.detach(settings, transport: transport, context: context) }
         let result = try await SignIn(settings: settings, context: context).run(transport: transport)
+        return try await finish(result, settings: settings, transport: transport, context: context)
+    }
+
+    /// Saves the tokens of a sign-in that succeeded, and prints the result. Shared with `login --resume`, which
+    /// finishes a detached sign-in exactly as `login` would have.
+    static func finish(
+        _ result: SignIn.Result, settings: LoginSettings, transport: any HTTPTransport, context: CLIContext
+    ) async throws -> ExitCode {
         var savedTo: String?
         let store = settings.store ? try FileTokenStore(environment: context.environment, clock: context.clock) : nil
         // A profile signed in again keeps its bindings and user name unless new ones are given. A saved profile

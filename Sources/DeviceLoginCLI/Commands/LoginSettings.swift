@@ -31,6 +31,8 @@ struct LoginSettings: Sendable, Equatable {
     /// Whether to bind the tokens to a new DPoP key (`--dpop`, RFC 9449); the key is made by the sign-in
     /// (``SignIn``), not here, so that the settings stay a plain value.
     var dpop = false
+    /// Whether to save the pending sign-in and exit once the code is shown (`--detach`); `--resume` finishes it.
+    var detach = false
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
@@ -75,7 +77,7 @@ struct LoginSettings: Sendable, Equatable {
                 "dpop",
                 "Bind the tokens to a new DPoP key (RFC 9449), saved beside the profile: a copy of the tokens"
                     + " is useless without it."),
-        ]
+        ] + DetachedSignIn.options
 
     /// Reads the settings.
     /// - Parameter secrets: Where `--client-secret -` and `--client-secret-file` are read from.
@@ -148,6 +150,7 @@ struct LoginSettings: Sendable, Equatable {
             }
         }
         let timeout = try DurationOption.read(options, "timeout", range: 1...86_400, command: command)
+        try DetachedSignIn.checkDetach(options, command: command)
         // Last, once every other option is known to be good: this may read a file or standard input.
         let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
         let authentication: ClientAuthentication
@@ -170,7 +173,7 @@ struct LoginSettings: Sendable, Equatable {
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
-            warnings: secret?.warnings ?? []
+            detach: options.flag("detach"), warnings: secret?.warnings ?? []
         )
     }
 

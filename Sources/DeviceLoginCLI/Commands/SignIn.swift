@@ -27,20 +27,33 @@ struct SignIn: Sendable {
     ///   the timeout passed first.
     func run(transport: any HTTPTransport) async throws -> Result {
         guard let timeout = settings.timeout else { return try await runFlow(transport: transport) }
-        let clock = context.clock
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask { try await runFlow(transport: transport) }
+        guard
+            let result = try await Self.within(
+                timeout, clock: context.clock, { try await runFlow(transport: transport) })
+        else { throw Self.gaveUp(after: timeout) }
+        return result
+    }
+
+    /// Runs `body`, cancelled when `timeout` has passed on `clock` first. Shared with `login --resume`.
+    /// - Returns: What `body` returned, or nil when the timeout passed first.
+    static func within<Value: Sendable>(
+        _ timeout: Duration, clock: any Clock<Duration>, _ body: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value? {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await body() }
             group.addTask {
                 try await clock.sleep(for: timeout)
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let result = first else {
-                let waited = TokenOutput.duration(seconds: Int(clamping: timeout.components.seconds))
-                throw DeviceLoginError(.expired, "gave up: the sign-in was not approved within \(waited) (--timeout)")
-            }
-            return result
+            return try await group.next() ?? nil
         }
+    }
+
+    /// The error of a sign-in not approved within `--timeout` (exit 66).
+    static func gaveUp(after timeout: Duration) -> DeviceLoginError {
+        let waited = TokenOutput.duration(seconds: Int(clamping: timeout.components.seconds))
+        return DeviceLoginError(.expired, "gave up: the sign-in was not approved within \(waited) (--timeout)")
     }
 
     private func runFlow(transport: any HTTPTransport) async throws -> Result {

@@ -20,7 +20,8 @@ enum StatusCommand {
             Exits 0 when signed in and 77 when not. Tokens are never shown; use `device-login token`. Who is
             signed in comes only from an ID token whose signature verified with the issuer's published key
             (jwks_uri) and whose claims fit; the verdict is kept with the tokens, so status sends no request
-            unless the ID token has not been judged yet.
+            unless the ID token has not been judged yet. A pending sign-in (login --detach) is shown with
+            its code and time left, never its device code.
             """,
         run: run
     )
@@ -38,6 +39,8 @@ enum StatusCommand {
             name: name, path: path, record: record, now: context.now(), others: others, verification: verification
         )
         if record?.profile.usesDPoP == true { report.dpopKeyPath = try store.dpopKeyPath(profile: name) }
+        // A pending sign-in that cannot be read is for `login --resume` to report; status shows the profile.
+        report.pending = (try? await store.loadPending(profile: name)) ?? nil
         if options.flag("json") {
             try context.stdout.line(try TokenOutput.encode(report.json))
         } else {
@@ -97,6 +100,8 @@ enum StatusCommand {
         var verification: IDTokenVerification?
         /// The DPoP key file of a profile that uses DPoP.
         var dpopKeyPath: String? = nil
+        /// The profile's pending sign-in (`login --detach`), if any; its device code is never shown.
+        var pending: PendingAuthorization? = nil
 
         var signedIn: Bool { record?.tokens != nil }
 
@@ -137,8 +142,8 @@ enum StatusCommand {
             var lines: [String] = []
             guard let record else {
                 lines.append("Not signed in: no profile '\(name)'.")
-                lines.append("Sign in with: " + CLIHints.loginCommand(profile: name, saved: nil))
-                return lines + otherProfiles
+                if pending == nil { lines.append("Sign in with: " + CLIHints.loginCommand(profile: name, saved: nil)) }
+                return lines + pendingLines + otherProfiles
             }
             let profile = record.profile
             if let tokens = record.tokens {
@@ -170,7 +175,44 @@ enum StatusCommand {
                 lines.append("  user name:      " + TerminalText.clean(profile.effectiveUsername))
             }
             lines.append("  stored in:      \(path)")
-            return lines + otherProfiles
+            return lines + pendingLines + otherProfiles
+        }
+
+        /// The pending sign-in, if any: its code, where, and the time left — never its device code.
+        private var pendingLines: [String] {
+            guard let pending else { return [] }
+            let code = TerminalText.clean(pending.authorization.userCode)
+            let page = TerminalText.clean(pending.authorization.hostCheck.verificationURI)
+            guard !pending.isExpired(at: now) else {
+                return [
+                    "Pending sign-in: code \(code) expired at \(TokenOutput.timestamp(pending.expiresAt)); "
+                        + "start a new one with: "
+                        + TerminalText.clean(CLIHints.loginCommand(profile: name, saved: record?.profile))
+                ]
+            }
+            let left = TokenOutput.duration(seconds: pending.secondsLeft(at: now))
+            return [
+                "Pending sign-in: code \(code) at \(page), \(left) left.",
+                "Finish it with: " + DetachedSignIn.resumeCommand(profile: name),
+            ]
+        }
+
+        /// The pending sign-in for `--json`: null when there is none.
+        private var pendingJSON: JSONValue {
+            guard let pending else { return .null }
+            let authorization = pending.authorization
+            var object: JSONObject = [
+                "user_code": .string(authorization.userCode),
+                "verification_uri": .string(authorization.verificationURI),
+                "expires_at": .string(TokenOutput.timestamp(pending.expiresAt)),
+                "seconds_left": .number(Double(pending.secondsLeft(at: now))),
+                "interval": .number(Double(pending.progress.interval.components.seconds)),
+                "last_poll_at": pending.progress.lastPollAt.map { .string(TokenOutput.timestamp($0)) } ?? .null,
+            ]
+            if let complete = authorization.verificationURIComplete {
+                object["verification_uri_complete"] = .string(complete)
+            }
+            return .object(object)
         }
 
         private var otherProfiles: [String] {
@@ -184,6 +226,7 @@ enum StatusCommand {
         var json: JSONObject {
             var object: JSONObject = [
                 "profile": .string(name), "signed_in": .bool(signedIn), "store": .string(path),
+                "pending_sign_in": pendingJSON,
             ]
             guard let record else { return object }
             let profile = record.profile

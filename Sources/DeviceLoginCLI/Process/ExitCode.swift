@@ -35,6 +35,8 @@ struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
     static let unavailable = ExitCode(rawValue: 69)
     /// Input or output failed (EX_IOERR): token storage, or writing the result to standard output.
     static let ioError = ExitCode(rawValue: 74)
+    /// Another process is already polling this pending sign-in (`login --resume`); try again later (EX_TEMPFAIL).
+    static let busy = ExitCode(rawValue: 75)
     /// The server answered with an error or something that is not OAuth (EX_PROTOCOL).
     static let protocolError = ExitCode(rawValue: 76)
     /// Not signed in, or the session ended: sign in again (EX_NOPERM).
@@ -52,7 +54,7 @@ struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
 
     /// The tool's own codes, in the order `--help` lists them. (`exec` also exits with its command's status.)
     static let allCases: [ExitCode] = [
-        .success, .failure, .usage, .denied, .expired, .unavailable, .ioError, .protocolError, .notSignedIn,
+        .success, .failure, .usage, .denied, .expired, .unavailable, .ioError, .busy, .protocolError, .notSignedIn,
         .configuration, .hangUp, .cancelled, .quit, .terminated,
     ]
 
@@ -93,6 +95,7 @@ struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
         case .expired: return "the code expired before it was approved"
         case .unavailable: return "network or server failure"
         case .ioError: return "token storage failure, or the result could not be written to stdout"
+        case .busy: return "another process is already waiting for this pending sign-in (login --resume)"
         case .protocolError: return "the server answered with an error or an unreadable response"
         case .notSignedIn: return "not signed in, or the session ended: sign in again"
         case .configuration: return "configuration error (issuer, endpoints, HTTPS policy)"

@@ -129,4 +129,53 @@ struct StatusCommandTests {
             name: "default", path: "/home/ada/.local/state/device-login/default.json",
             record: ProfileRecord(profile: profile, tokens: tokens), now: now, others: [], verification: verification)
     }
+
+    /// A pending sign-in received at `now`, 600 s to live, with the device code `DEVICE-CODE-SECRET`.
+    private static func pending(name: String = "default") throws -> PendingAuthorization {
+        let endpoints = ServerEndpoints(
+            issuer: "https://auth.example.com",
+            deviceAuthorization: try #require(URL(string: "https://auth.example.com/device")),
+            token: try #require(URL(string: "https://auth.example.com/token")))
+        let response = DeviceAuthorizationResponse(
+            deviceCode: "DEVICE-CODE-SECRET", userCode: "WDJB-MJHT", verificationURI: "https://auth.example.com/device",
+            expiresIn: 600, interval: 5)
+        return try PendingAuthorization(
+            profile: try Profile(name: name, endpoints: endpoints, clientID: "cli"),
+            authorization: DeviceAuthorization(response: response, receivedAt: now, issuer: "https://auth.example.com"))
+    }
+
+    @Test(
+        "a pending sign-in: its code, page and time left, how to finish it, and pending_sign_in in JSON; never the device code"
+    )
+    func pendingSignIn() throws {
+        var report = StatusCommand.Report(
+            name: "default", path: "/s/default.json", record: nil, now: Self.now.addingTimeInterval(60), others: [],
+            verification: nil)
+        report.pending = try Self.pending()
+        #expect(
+            report.lines == [
+                "Not signed in: no profile 'default'.",
+                "Pending sign-in: code WDJB-MJHT at https://auth.example.com/device, 9 min left.",
+                "Finish it with: device-login login --resume",
+            ])
+        let json = try TokenOutput.encode(report.json)
+        #expect(
+            json.contains(
+                "\"pending_sign_in\":{\"expires_at\":\"2027-01-15T08:10:00Z\",\"interval\":5,\"last_poll_at\":null,"
+                    + "\"seconds_left\":540,\"user_code\":\"WDJB-MJHT\",\"verification_uri\":\"https://auth.example.com/device\"}"
+            ))
+        #expect(!json.contains("DEVICE-CODE-SECRET"))
+        #expect(!report.lines.joined().contains("DEVICE-CODE-SECRET"))
+        // Expired: said so, and how to start again.
+        report = StatusCommand.Report(
+            name: "default", path: "/s/default.json", record: nil, now: Self.now.addingTimeInterval(600), others: [],
+            verification: nil)
+        report.pending = try Self.pending()
+        #expect(
+            report.lines.last?.hasPrefix(
+                "Pending sign-in: code WDJB-MJHT expired at 2027-01-15T08:10:00Z; start a new one with: ") == true)
+        // None: null, the field is always there.
+        report.pending = nil
+        #expect(report.json["pending_sign_in"] == .null)
+    }
 }

@@ -264,4 +264,62 @@ struct DeviceFlowTests {
         #expect(poll.formValue("resource") == "https://api.example.test/")
         #expect(poll.formValue("grant_type") == DeviceAccessTokenRequest.grantType)
     }
+
+    @Test("resumed by another flow after slow_down: the grown interval kept, no early poll, token at 25 s")
+    func resumedAcrossFlows() async throws {
+        let harness = try FlowHarness(script: .approve(afterPolls: 2).with(.slowDown, atPoll: 1))
+        let clock = harness.clock
+        let wall: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000 + clock.elapsed.timeInterval) }
+        let endpoints = try harness.server.endpoints()
+        let client = ClientConfiguration(clientID: MockAuthorizationServer.Configuration.defaultClientID)
+        let first = DeviceFlow(
+            endpoints: endpoints, client: client, transport: InProcessTransport(server: harness.server),
+            clock: clock, now: wall)
+        let authorization = try await first.requestAuthorization()
+        let progress = Locked(PollingProgress(authorization))
+        // The first process ends right after the slow_down: its task is cancelled from inside the event.
+        await #expect(throws: CancellationError.self) {
+            _ = try await clock.withAutoAdvance {
+                try await first.pollForToken(authorization) { event in
+                    progress.withLock { $0.record(event, at: wall()) }
+                    if case .slowDown = event { withUnsafeCurrentTask { $0?.cancel() } }
+                }
+            }
+        }
+        let saved = progress.withLock { $0 }
+        #expect(
+            saved == PollingProgress(interval: .seconds(10), attempts: 1, lastPollAt: wall(), notBefore: wall() + 10))
+        clock.advance(by: .seconds(2))
+        // Another flow, as another process would make, 2 s later.
+        let second = DeviceFlow(
+            endpoints: endpoints, client: client, transport: InProcessTransport(server: harness.server),
+            clock: clock, now: wall)
+        let log = FlowEventLog()
+        let resumed = second.resuming(authorization, progress: saved)
+        #expect(resumed.deadlineElapsed == .seconds(593))
+        _ = try await clock.withAutoAdvance { try await second.pollForToken(resumed) { log.append($0) } }
+        #expect(harness.pollTimes == [.seconds(5), .seconds(15), .seconds(25)])
+        #expect(harness.server.rfcViolations == 0)
+        #expect(
+            log.events == [
+                .polling(attempt: 2, elapsed: .seconds(8)), .pending(attempt: 2),
+                .polling(attempt: 3, elapsed: .seconds(18)), .succeeded,
+            ])
+    }
+
+    @Test("resumed after its code expired: no poll, expired at once")
+    func resumedAfterExpiry() async throws {
+        let harness = try FlowHarness(script: .pending)
+        let authorization = try await harness.flow.requestAuthorization()
+        let resumed = harness.flow.resuming(
+            authorization, progress: PollingProgress(interval: .seconds(5), notBefore: authorization.receivedAt))
+        // The harness's wall clock stands still: move the authorization 10 minutes into the past instead.
+        var moved = resumed
+        moved.receivedAtElapsed -= .seconds(600)
+        let old = moved
+        await #expect(throws: DeviceLoginError(.expired, "")) {
+            _ = try await harness.clock.withAutoAdvance { try await harness.flow.pollForToken(old) }
+        }
+        #expect(harness.pollTimes.isEmpty)
+    }
 }

@@ -157,4 +157,56 @@ struct PollSchedulerTests {
             PollScheduler.decide(&current, outcome: .slowDown(serverInterval: nil), now: .seconds(20))
                 == .expire(after: .seconds(10)))
     }
+
+    // MARK: - Resuming a saved flow
+
+    @Test(
+        "a resumed flow waits until the planned poll, never sooner than one interval after the last",
+        arguments: [
+            // (interval, last contact, not before, now) → wait
+            (5, 0, 5, 0, Duration.seconds(5)), // nothing polled yet, resumed at once: one interval
+            (5, 0, 5, 3, Duration.seconds(2)), // resumed 3 s later: the rest of the interval
+            (5, 0, 5, 5, Duration.zero), // exactly at the interval: at once
+            (5, 0, 5, 60, Duration.zero), // long after: at once
+            (10, 5, 15, 7, Duration.seconds(8)), // after a slow_down at 5 s: the grown interval is kept
+            (10, 5, 5, 7, Duration.seconds(8)), // a planned poll sooner than the interval is not honoured
+            (5, 10, 50, 12, Duration.seconds(38)), // a backoff planned to 50 s is kept
+            (5, 10, 50, 60, Duration.zero), // ...and over
+            (5, 10, 15, 2, Duration.seconds(5)), // the clock went back before the last poll: at most the plan
+        ])
+    func resumeWaits(interval: Int, last: Int, notBefore: Int, now: Int, expected: Duration) {
+        let current = state(interval: interval, deadline: 600)
+        let decision = PollScheduler.resume(
+            current, lastContact: .seconds(last), notBefore: .seconds(notBefore), now: .seconds(now))
+        #expect(decision == .poll(after: expected))
+    }
+
+    @Test(
+        "a resumed flow whose next poll falls at or after the deadline expires, at once when it has passed",
+        arguments: [
+            // (not before, now) with the last poll at 590 s, interval 5 s, deadline 600 s
+            (595, 594, PollScheduler.Decision.poll(after: .seconds(1))),
+            (600, 594, PollScheduler.Decision.expire(after: .seconds(6))),
+            (605, 598, PollScheduler.Decision.expire(after: .seconds(2))),
+            (595, 600, PollScheduler.Decision.expire(after: .zero)),
+            (595, 900, PollScheduler.Decision.expire(after: .zero)),
+        ])
+    func resumeDeadline(notBefore: Int, now: Int, expected: PollScheduler.Decision) {
+        let current = state(interval: 5, deadline: 600)
+        let decision = PollScheduler.resume(
+            current, lastContact: .seconds(590), notBefore: .seconds(notBefore), now: .seconds(now))
+        #expect(decision == expected)
+    }
+
+    @Test("the interval kept after slow_down stays for every poll after the resume")
+    func resumeKeepsSlowDown() {
+        var current = state(interval: 10)
+        #expect(
+            PollScheduler.resume(current, lastContact: .seconds(5), notBefore: .seconds(15), now: .seconds(5))
+                == .poll(after: .seconds(10)))
+        #expect(PollScheduler.decide(&current, outcome: .pending, now: .seconds(15)) == .poll(after: .seconds(10)))
+        #expect(
+            PollScheduler.decide(&current, outcome: .slowDown(serverInterval: nil), now: .seconds(25))
+                == .poll(after: .seconds(15)))
+    }
 }

@@ -1,0 +1,253 @@
+import DeviceLogin
+import Foundation
+import Testing
+
+@testable import DeviceLoginCLI
+
+/// `login --detach` and `login --resume` as real processes against the demo's loopback server, which enforces the
+/// interval and counts every RFC 8628 rule a client breaks. Real time, kept short: the server asks for 1 s.
+@Suite("login --detach / --resume: a sign-in that survives the process", .serialized, .timeLimit(.minutes(2)))
+struct DetachedSignInTests {
+    /// The demo server, started with `arguments`, and its issuer.
+    private func startServer(approveAfter: Int, _ extra: [String] = []) async throws -> (BinaryHarness.Running, String)
+    {
+        let server = try BinaryHarness.start(
+            ["demo", "--serve", "--approve-after", "\(approveAfter)", "--interval", "1"] + extra, environment: [:])
+        let issuer = await firstLine(of: server)
+        #expect(issuer.hasPrefix("http://127.0.0.1:"))
+        return (server, issuer)
+    }
+
+    /// Stops the server and returns the number of RFC 8628 violations it saw.
+    private func violations(stopping server: BinaryHarness.Running) async throws -> String {
+        try await violations(in: stop(server))
+    }
+
+    /// Stops the server and returns what it wrote on stderr.
+    private func stop(_ server: BinaryHarness.Running) async throws -> String {
+        server.process.interrupt()
+        let served = try await server.finish()
+        #expect(served.status == 0)
+        return served.stderr
+    }
+
+    /// The number of RFC 8628 violations in the server's summary.
+    private func violations(in summary: String) -> String {
+        let marker = "RFC 8628 violations seen: "
+        guard let range = summary.range(of: marker) else { return "(no summary)" }
+        return String(summary[range.upperBound...].prefix { $0 != "." })
+    }
+
+    private func detach(issuer: String, home: URL) async throws -> BinaryHarness.Run {
+        try await BinaryHarness.run(
+            ["login", "--detach", "--issuer", issuer, "--client-id", "test-client", "--qr", "never"],
+            environment: ["DEVICE_LOGIN_HOME": home.path])
+    }
+
+    /// A fresh home, the server, and a sign-in detached against it (checked to have exited 0).
+    private func detachedSignIn(
+        approveAfter: Int
+    ) async throws -> (home: URL, server: BinaryHarness.Running, detached: BinaryHarness.Run) {
+        let home = try BinaryHarness.temporaryHome()
+        let (server, issuer) = try await startServer(approveAfter: approveAfter)
+        let detached = try await detach(issuer: issuer, home: home)
+        #expect(detached.status == 0, "\(detached.stderr)")
+        return (home, server, detached)
+    }
+
+    private func resume(home: URL, _ extra: [String] = []) throws -> BinaryHarness.Running {
+        try BinaryHarness.start(["login", "--resume"] + extra, environment: ["DEVICE_LOGIN_HOME": home.path])
+    }
+
+    @Test("--detach exits 0 at once; --resume 3 s later ends in a token, the pending file gone, 0 RFC violations")
+    func detachThenResume() async throws {
+        let (home, server, detached) = try await detachedSignIn(approveAfter: 2)
+        defer { try? FileManager.default.removeItem(at: home) }
+        #expect(detached.stdout.isEmpty)
+        let pendingPath = home.appendingPathComponent("default.pending").path
+        #expect(
+            detached.stderr.contains(
+                "The sign-in is pending (\(pendingPath)); finish it with: "
+                    + "device-login login --resume\n"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: pendingPath)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: pendingPath)))
+        let response = (stored as? [String: Any])?["response"] as? [String: Any]
+        let deviceCode = try #require(response?["device_code"] as? String)
+        let userCode = try #require(response?["user_code"] as? String)
+        #expect(detached.stderr.contains(userCode))
+        #expect(!detached.stderr.contains(deviceCode))
+        let status = try await BinaryHarness.run(["status", "--json"], environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(status.status == ExitCode.notSignedIn.rawValue)
+        #expect(status.stdout.contains("\"user_code\":\"\(userCode)\""))
+        #expect(!status.stdout.contains(deviceCode))
+
+        try await Task.sleep(for: .seconds(3))
+        let resumed = try await resume(home: home).finish()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.hasPrefix("Signed in to 127.0.0.1:"))
+        #expect(resumed.stdout.hasSuffix(" as ada@example.test; the access token is valid for 1 h.\n"))
+        #expect(resumed.stderr.contains("Waiting for the sign-in with code \(userCode) to be approved at "))
+        #expect(!resumed.stderr.contains(deviceCode))
+        #expect(!FileManager.default.fileExists(atPath: pendingPath))
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("default.json").path))
+        // Nothing is left to resume: said so, naming login.
+        let again = try await resume(home: home).finish()
+        #expect(again.status == ExitCode.notSignedIn.rawValue)
+        #expect(again.stderr.contains("there is no pending sign-in for profile 'default'"))
+        #expect(again.stderr.contains("device-login login"))
+        #expect(try await violations(stopping: server) == "0")
+    }
+
+    @Test("two resumes at once: one polls, the other says so and exits 75; 0 RFC violations")
+    func twoResumes() async throws {
+        let (home, server, _) = try await detachedSignIn(approveAfter: 5)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let first = try resume(home: home)
+        // The first has the lock once it says it is waiting.
+        let waiting = await firstLine(of: first, stderr: true)
+        #expect(waiting.hasPrefix("Waiting for the sign-in with code "))
+        let second = try await resume(home: home).finish()
+        #expect(second.status == ExitCode.busy.rawValue)
+        #expect(
+            second.stderr.hasPrefix(
+                "device-login: another device-login is already waiting for this sign-in (pid \(first.process.processIdentifier))\n"
+            ))
+        let result = try await first.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try await violations(stopping: server) == "0")
+    }
+
+    @Test("a resume that gave up (--timeout) leaves the sign-in pending; the next never polls early; 0 violations")
+    func resumeAfterTimeout() async throws {
+        let (home, server, _) = try await detachedSignIn(approveAfter: 4)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let gaveUp = try await resume(home: home, ["--timeout", "2s"]).finish()
+        #expect(gaveUp.status == ExitCode.expired.rawValue)
+        #expect(
+            gaveUp.stderr.contains(
+                "device-login: gave up: the sign-in was not approved within 2 s (--timeout)\n"
+                    + "hint: the sign-in is still pending: `device-login login --resume` waits again\n"))
+        let pendingPath = home.appendingPathComponent("default.pending").path
+        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: pendingPath)))
+        #expect((stored as? [String: Any])?["last_poll_at"] != nil)
+        let resumed = try await resume(home: home, ["--json"]).finish()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.contains("\"access_token\""))
+        #expect(try await violations(stopping: server) == "0")
+    }
+
+    @Test("--detach --dpop: the resumed polls are proven with the key the code was requested with; it is saved")
+    func detachedDPoP() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (server, issuer) = try await startServer(approveAfter: 2, ["--dpop"])
+        let detached = try await BinaryHarness.run(
+            ["login", "--detach", "--dpop", "--issuer", issuer, "--client-id", "test-client", "--qr", "never"],
+            environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(detached.status == 0, "\(detached.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("default.dpop.jwk").path))
+        let resumed = try await resume(home: home).finish()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.hasSuffix("; the tokens are bound to a DPoP key.\n"))
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("default.dpop.jwk").path))
+        let summary = try await stop(server)
+        #expect(violations(in: summary) == "0")
+        // Every proof the server checked, the device authorization's and the polls', was made with one key.
+        let thumbprints = summary.split(separator: "\n").compactMap { line -> Substring? in
+            guard let range = line.range(of: "; jkt ") else { return nil }
+            return line[range.upperBound...].prefix { $0 != ";" }
+        }
+        #expect(summary.contains("POST /device/code → 200; DPoP accepted"))
+        #expect(summary.contains("→ 200; DPoP accepted"))
+        #expect(thumbprints.count >= 3)
+        #expect(Set(thumbprints).count == 1)
+    }
+
+    @Test(
+        "--detach refuses --no-store, --timeout and --json; unless they come from the environment",
+        arguments: [
+            (["--no-store"], "--detach saves the pending sign-in with the profile; it cannot go with --no-store"),
+            (["--timeout", "5m"], "--detach does not wait; give --timeout to --resume"),
+            (["--json"], "--detach prints no result; give --json to --resume"),
+        ])
+    func detachRefusals(extra: [String], message: String) throws {
+        let words = ["--detach", "--issuer", "https://a.example", "--client-id", "c"]
+        let options = try ArgumentParser.parse(words + extra, options: LoginCommand.spec.options, command: "login")
+        #expect(throws: UsageError(message, command: "login")) {
+            try DetachedSignIn.checkDetach(options, command: "login")
+        }
+        let fromEnvironment = try ArgumentParser.parse(
+            words, options: LoginCommand.spec.options, command: "login",
+            environment: ["DEVICE_LOGIN_JSON": "1", "DEVICE_LOGIN_NO_STORE": "1"])
+        try DetachedSignIn.checkDetach(fromEnvironment, command: "login")
+    }
+
+    @Test("--resume takes its own few options; a sign-in setting on the command line is a usage error (64)")
+    func resumeRefusesSettings() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let refused = try await BinaryHarness.run(
+            ["login", "--resume", "--scope", "email"], environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(refused.status == ExitCode.usage.rawValue)
+        #expect(
+            refused.stderr.hasPrefix(
+                "device-login: --resume finishes the pending sign-in with the settings it was started with; --scope"
+                    + " cannot be given with it\n"))
+        // A client ID from the environment is no setting given to --resume: nothing pending is what it says.
+        let nothing = try await BinaryHarness.run(
+            ["login", "--resume", "--profile", "work"],
+            environment: ["DEVICE_LOGIN_HOME": home.path, "DEVICE_LOGIN_CLIENT_ID": "c"])
+        #expect(nothing.status == ExitCode.notSignedIn.rawValue)
+        #expect(nothing.stderr.hasPrefix("device-login: there is no pending sign-in for profile 'work'\n"))
+    }
+
+    @Test("an expired pending sign-in is removed, and said so: exit 66, no request, the file gone")
+    func expiredRemoved() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let endpoints = ServerEndpoints(
+            deviceAuthorization: try #require(URL(string: "http://127.0.0.1:9/device")),
+            token: try #require(URL(string: "http://127.0.0.1:9/token")))
+        let response = DeviceAuthorizationResponse(
+            deviceCode: "dc", userCode: "WDJB-MJHT", verificationURI: "http://127.0.0.1:9/device", expiresIn: 600)
+        let receivedAt = Date(timeIntervalSince1970: 1_700_000_000)
+        try await FileTokenStore(directory: home.path).savePending(
+            try PendingAuthorization(
+                profile: try Profile(name: "work", endpoints: endpoints, clientID: "c"),
+                authorization: DeviceAuthorization(response: response, receivedAt: receivedAt)))
+        let status = try await BinaryHarness.run(
+            ["status", "--profile", "work"], environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(status.stdout.contains("Pending sign-in: code WDJB-MJHT expired at 2023-11-14T22:23:20Z; "))
+        let expired = try await resume(home: home, ["--profile", "work"]).finish()
+        #expect(expired.status == ExitCode.expired.rawValue)
+        #expect(
+            expired.stderr
+                == "device-login: the pending sign-in of profile 'work' expired at 2023-11-14T22:23:20Z before it was"
+                + " approved; it was removed\nhint: start a new one with `device-login login`\n")
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("work.pending").path))
+    }
+
+    @Test("the command that resumes names the profile only when it is not the default, shell-quoted")
+    func resumeCommand() {
+        #expect(DetachedSignIn.resumeCommand(profile: "default") == "device-login login --resume")
+        #expect(DetachedSignIn.resumeCommand(profile: "work") == "device-login login --resume --profile work")
+    }
+
+    /// The first line the process writes on stdout (or stderr), once it is there.
+    private func firstLine(of running: BinaryHarness.Running, stderr: Bool = false) async -> String {
+        let handle = (stderr ? running.err : running.out).fileHandleForReading
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var data = Data()
+                while !data.contains(UInt8(ascii: "\n")) {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    data.append(chunk)
+                }
+                let text = String(decoding: data, as: UTF8.self)
+                continuation.resume(returning: String(text.prefix { $0 != "\n" }))
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import DeviceLogin
+
+/// A pending sign-in as the tests use it: received at `Fixtures.start`, 600 s to live.
+func pendingFixture(name: String = "work", expiresIn: Int = 600) throws -> PendingAuthorization {
+    let response = DeviceAuthorizationResponse(
+        deviceCode: "DEVICE-CODE-SECRET", userCode: "WDJB-MJHT", verificationURI: "https://auth.example.com/device",
+        verificationURIComplete: "https://auth.example.com/device?user_code=WDJB-MJHT", expiresIn: expiresIn,
+        interval: 5)
+    return try PendingAuthorization(
+        profile: try Fixtures.profile(name: name),
+        authorization: DeviceAuthorization(response: response, receivedAt: Fixtures.start, issuer: Fixtures.issuer),
+        additionalHeaders: [HTTPHeader("X-Tenant", "blue")], caFile: "/etc/ca.pem")
+}
+
+@Suite("PendingAuthorization: a sign-in waiting for approval, in its stored form")
+struct PendingAuthorizationTests {
+    @Test("encoded and decoded: the same value; times as Unix seconds; the interval in whole seconds")
+    func roundTrip() throws {
+        var pending = try pendingFixture()
+        pending.progress.record(.polling(attempt: 1, elapsed: .seconds(5)), at: Fixtures.start.addingTimeInterval(5))
+        pending.progress.record(
+            .slowDown(attempt: 1, newInterval: .seconds(10)), at: Fixtures.start.addingTimeInterval(5))
+        let data = try JSONEncoder().encode(pending)
+        let object = try JSONValue.decodeObject(from: data)
+        #expect(object["received_at"] == .number(1_700_000_000))
+        #expect(object["expires_at"] == .number(1_700_000_600))
+        #expect(object["interval"] == .number(10))
+        #expect(object["last_poll_at"] == .number(1_700_000_005))
+        #expect(object["not_before"] == .number(1_700_000_015))
+        #expect(object["headers"] == .array([.array([.string("X-Tenant"), .string("blue")])]))
+        #expect(try JSONDecoder().decode(PendingAuthorization.self, from: data) == pending)
+    }
+
+    @Test("the summary shows the user code, never the device code")
+    func description() throws {
+        let text = "\(try pendingFixture())"
+        #expect(text.contains("WDJB-MJHT"))
+        #expect(!text.contains("DEVICE-CODE-SECRET"))
+    }
+
+    @Test(
+        "expiry and seconds left, at the boundaries",
+        arguments: [(0, false, 600), (599, false, 1), (600, true, 0), (10_000, true, 0), (-5, false, 605)])
+    func expiry(after seconds: Int, expired: Bool, left: Int) throws {
+        let pending = try pendingFixture()
+        let now = Fixtures.start.addingTimeInterval(TimeInterval(seconds))
+        #expect(pending.isExpired(at: now) == expired)
+        #expect(pending.secondsLeft(at: now) == left)
+    }
+
+    @Test(
+        "numbers from the file outside their bounds are refused",
+        arguments: [
+            ("interval", JSONValue.number(0)), ("interval", .number(86_401)), ("attempts", .number(-1)),
+            ("consecutive_failures", .number(3e9)), ("not_before", .number(1e300)), ("interval", .string("5")),
+        ])
+    func bounds(field: String, value: JSONValue) throws {
+        var object = try JSONValue.decodeObject(from: try JSONEncoder().encode(try pendingFixture()))
+        object[field] = value
+        let data = try JSONValue.encode(object)
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(PendingAuthorization.self, from: data) }
+    }
+
+    @Test("the response is checked as on the wire: a user code that cannot be shown is refused")
+    func responseChecked() throws {
+        var object = try JSONValue.decodeObject(from: try JSONEncoder().encode(try pendingFixture()))
+        guard case .object(var response)? = object["response"] else {
+            Issue.record("no response object")
+            return
+        }
+        response["user_code"] = .string("\u{7}")
+        object["response"] = .object(response)
+        let data = try JSONValue.encode(object)
+        #expect(throws: DeviceLoginError.self) { try JSONDecoder().decode(PendingAuthorization.self, from: data) }
+    }
+}
