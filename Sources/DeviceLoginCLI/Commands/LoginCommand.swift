@@ -24,6 +24,12 @@ enum LoginCommand {
             A server that answers with Bearer tokens is refused. Use the tokens with `dpop-proof`,
             `curl-config --url` or `exec --dpop-url`.
 
+            For programs that draw the code themselves (a kiosk, an appliance's screen, a tool in another
+            language), --events writes the sign-in as JSON lines on stdout ("v": 1: authorization, polling,
+            pending, slow_down, retrying, then succeeded or failed; never a token); --quiet leaves out the
+            prompt. --notify-command CMD hands the authorization event to CMD's stdin once the code is ready,
+            e.g. to send it to a phone. See docs/events.md.
+
             Example:
               device-login login --issuer https://auth.example.com --client-id my-device-app
             """,
@@ -35,8 +41,24 @@ enum LoginCommand {
         }
     )
 
-    /// Signs in, saves, and prints the result. Shared with `demo`.
+    /// Signs in, saves, and prints the result. Shared with `demo`. With `--events`, an error that ends the sign-in
+    /// is also written on stdout, as the `failed` event.
     static func perform(
+        _ settings: LoginSettings, transport: any HTTPTransport, context: CLIContext
+    ) async throws -> ExitCode {
+        guard settings.presentation.events else {
+            return try await signIn(settings, transport: transport, context: context)
+        }
+        do {
+            return try await signIn(settings, transport: transport, context: context)
+        } catch {
+            // Best effort: the error itself still reaches stderr and the exit code, whatever becomes of this line.
+            if let line = EventLines(context: context).failedLine(for: error) { try? context.stdout.line(line) }
+            throw error
+        }
+    }
+
+    private static func signIn(
         _ settings: LoginSettings, transport: any HTTPTransport, context: CLIContext
     ) async throws -> ExitCode {
         var settings = settings
@@ -77,10 +99,17 @@ enum LoginCommand {
             savedTo = try store.filePath(profile: settings.profile)
         }
         let verification = await state.tokens?.idTokenVerification
-        let output =
-            settings.json
-            ? try TokenOutput.json(result.response, receivedAt: result.receivedAt)
-            : summary(result, verification: verification)
+        let output: String
+        if settings.presentation.events {
+            let scopes = result.response.scope.map { $0.split(separator: " ").map(String.init) }
+            output = EventLines(context: context).succeededLine(
+                result.response, receivedAt: result.receivedAt, profile: savedTo == nil ? nil : settings.profile,
+                scopes: scopes ?? settings.client.scopes ?? [])
+        } else if settings.json {
+            output = try TokenOutput.json(result.response, receivedAt: result.receivedAt)
+        } else {
+            output = summary(result, verification: verification)
+        }
         do throws(ResultSink.WriteError) {
             try context.stdout.line(output)
         } catch {

@@ -31,6 +31,8 @@ struct LoginSettings: Sendable, Equatable {
     /// Whether to bind the tokens to a new DPoP key (`--dpop`, RFC 9449); the key is made by the sign-in
     /// (``SignIn``), not here, so that the settings stay a plain value.
     var dpop = false
+    /// How the sign-in is shown to programs and people (`--events`, `--quiet`, `--notify-command`).
+    var presentation = LoginPresentation()
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
@@ -58,6 +60,7 @@ struct LoginSettings: Sendable, Equatable {
             .value("userinfo-endpoint", "URL", "The userinfo endpoint, when not discovered."),
             .value("qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never."),
             .flag("json", "Print the token response as JSON (with an absolute expires_at) on stdout."),
+        ] + LoginPresentation.options + [
             .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's."),
             .flag("allow-insecure-http", "Allow plain http:// to hosts that are not loopback (unsafe)."),
             .value("profile", "NAME", "The profile to save the sign-in as (default: default)."),
@@ -148,6 +151,7 @@ struct LoginSettings: Sendable, Equatable {
             }
         }
         let timeout = try DurationOption.read(options, "timeout", range: 1...86_400, command: command)
+        let presentation = try LoginPresentation(options, command: command)
         // Last, once every other option is known to be good: this may read a file or standard input.
         let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
         let authentication: ClientAuthentication
@@ -170,7 +174,7 @@ struct LoginSettings: Sendable, Equatable {
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
-            warnings: secret?.warnings ?? []
+            presentation: presentation, warnings: secret?.warnings ?? []
         )
     }
 
