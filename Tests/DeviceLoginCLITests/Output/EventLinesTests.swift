@@ -114,3 +114,48 @@ struct EventLinesTests {
         #expect(result.stderr.contains("--events and --json cannot be used together"))
     }
 }
+
+/// The real binary with `--events` against the kit's mock on a loopback socket, serving hostile sign-in addresses.
+@Suite("login --events through the real binary on the loopback mock", .timeLimit(.minutes(2)))
+struct EventLinesBinaryTests {
+    @Test("A javascript: verification URI and escape, bidi and control characters: refused, no control character out")
+    func hostileServer() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = MockAuthorizationServer(
+            configuration: MockAuthorizationServer.Configuration(
+                interval: 1, recording: .summary, defaultScript: .approve(afterPolls: 1),
+                verificationURIOverride: "javascript:alert(1)//\u{1B}]8;;https://evil.example\u{7}\u{202E}x\u{0}",
+                verificationURICompleteOverride: "https://auth.example.test/device?\u{1B}[2J\u{1B}]52;c;ZXZpbA==\u{7}"))
+        let environment = ["DEVICE_LOGIN_HOME": home.path, "PATH": "/usr/bin:/bin", "NO_PROXY": "*"]
+        try await LoopbackServer.withRunning(model: model) { server in
+            let run = try await BinaryHarness.run(
+                [
+                    "login", "--events", "--issuer", server.issuer, "--client-id",
+                    MockAuthorizationServer.Configuration.defaultClientID, "--qr", "never", "--no-store",
+                ],
+                environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            // Not one control character (C0, DEL, C1) nor a bidi or other format character, on stdout or stderr.
+            for (name, text) in [("stdout", run.stdout), ("stderr", run.stderr)] {
+                let bad = text.unicodeScalars.filter { scalar in
+                    (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value)
+                        || scalar.properties.generalCategory == .format
+                }
+                #expect(bad.isEmpty, "\(name) holds \(bad.map { String($0.value, radix: 16) })")
+            }
+            #expect(!run.stdout.contains("javascript") && !run.stdout.contains("evil"))
+            let events = try run.stdout.split(separator: "\n").map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+            #expect(events.first?["event"] as? String == "authorization")
+            #expect(events.first?["verification_uri"] is NSNull)
+            #expect(events.first?["verification_uri_complete"] == nil)
+            #expect(events.first?["address_refused"] is String)
+            #expect(events.last?["event"] as? String == "succeeded")
+            #expect(model.rfcViolations == 0)
+            // The hostile address did arrive: the prompt on stderr refused it too.
+            #expect(run.stderr.contains("Refused to show the sign-in address"), "\(run.stderr)")
+        }
+    }
+}
