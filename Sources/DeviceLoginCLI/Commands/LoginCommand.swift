@@ -101,10 +101,12 @@ enum LoginCommand {
         let verification = await state.tokens?.idTokenVerification
         let output: String
         if settings.presentation.events {
-            let scopes = result.response.scope.map { $0.split(separator: " ").map(String.init) }
+            // The scopes granted; when the server did not say, those asked for (RFC 6749 §5.1: then they are the same).
+            let granted = result.response.scope.map { $0.split(separator: " ").map(String.init) }
+            let asked = settings.client.effectiveScopes(isOpenIDProvider: result.endpoints.isOpenIDProvider)
             output = EventLines(context: context).succeededLine(
                 result.response, receivedAt: result.receivedAt, profile: savedTo == nil ? nil : settings.profile,
-                scopes: scopes ?? settings.client.scopes ?? [])
+                scopes: granted ?? asked)
         } else if settings.json {
             output = try TokenOutput.json(result.response, receivedAt: result.receivedAt)
         } else {
