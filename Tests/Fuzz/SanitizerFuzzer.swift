@@ -1,7 +1,7 @@
-// libFuzzer target: the terminal sanitiser and SafeURI, with their promises checked on every input: nothing that a
+// libFuzzer target: the sanitiser and SafeURI, with their promises checked on every input: nothing that a
 // terminal acts on survives, the length bound holds, and a URI that passes is plain http(s) ASCII with a host.
 // Built by Scripts/fuzz.sh.
-@testable import DeviceLoginTerminal
+@testable import DeviceLogin
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func sanitizerFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -12,7 +12,10 @@ from integration_support import run_cli, sign_in
 def status_json(home):
     result = run_cli(home, "status", "--json")
     assert result.returncode == 0, result.stderr.decode(errors="replace")
-    return json.loads(result.stdout)
+    document = json.loads(result.stdout)
+    assert document["v"] == 1
+    # status --json v1: the profile shown is an entry of the list of every saved profile.
+    return next(entry for entry in document["profiles"] if entry["name"] == document["profile"])
 
 
 def profile_file(home):

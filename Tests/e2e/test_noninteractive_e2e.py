@@ -66,5 +66,7 @@ def test_status_shows_the_bindings(server, tmp_path):
     assert "  serves:         https://registry.example.com:5000\n" in text.stdout.decode()
     assert "  user name:      x-access-token\n" in text.stdout.decode()
     document = json.loads(run_cli(home, "status", "--profile", "work", "--json").stdout)
+    assert document["v"] == 1 and document["profile"] == "work"
+    document = next(entry for entry in document["profiles"] if entry["name"] == "work")
     assert document["bindings"] == ["https://git.example.com/team", "https://registry.example.com:5000"]
     assert document["username"] == "x-access-token"

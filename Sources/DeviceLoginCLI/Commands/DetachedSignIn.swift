@@ -16,6 +16,10 @@ import Foundation
 /// saving where polling stands after every poll, and finishes exactly as `login` would have
 /// (``LoginCommand/finish(_:settings:transport:context:)``). One process polls a pending sign-in at a time
 /// (``FileTokenStore/withPendingPolling(profile:_:)``): another `--resume` exits 75 at once.
+///
+/// With `--events`, `--detach` writes the `authorization` event as its one line on stdout and `--resume --events`
+/// the rest (polling, pending, …, then succeeded or failed), so a program drives a sign-in across processes as it
+/// drives `login --events`; `--quiet` leaves out the lines for people, and `--detach --notify-command` runs the hook.
 enum DetachedSignIn {
     /// The two options, for `login`'s table.
     static let options: [OptionSpec] = [
@@ -25,13 +29,14 @@ enum DetachedSignIn {
         .flag(
             "resume",
             "Continue the profile's pending sign-in (from --detach): poll until it is approved, denied or expired,"
-                + " then save and print as login does. Takes only --profile, --json, --timeout, --ca-file and the"
-                + " client secret."),
+                + " then save and print as login does. Takes only --profile, --json or --events, --quiet, --timeout,"
+                + " --ca-file and the client secret."),
     ]
 
     /// The options `--resume` takes; every other setting comes from the pending sign-in.
     static let resumeOptions: Set<String> = [
-        "resume", "profile", "json", "timeout", "ca-file", "client-secret", "client-secret-file", "verbose",
+        "resume", "profile", "json", "events", "quiet", "timeout", "ca-file", "client-secret", "client-secret-file",
+        "verbose",
     ]
 
     /// Refuses what cannot go with `--detach`.
@@ -82,12 +87,22 @@ enum DetachedSignIn {
                 )
                 // Saved before the code is shown: nobody is asked to approve a sign-in that could not be kept.
                 try await store.savePending(pending)
-                // Once, without a live status line: nothing polls in this process.
-                let prompt = PromptRenderer(capabilities: context.terminal, qrMode: settings.qr)
-                context.stderr.write(prompt.render(authorization, secondsLeft: authorization.response.expiresIn))
-                context.stderr.line(
-                    "The sign-in is pending (\(try store.pendingPath(profile: settings.profile))); "
-                        + "finish it with: \(resumeCommand(profile: settings.profile))")
+                let presentation = settings.presentation
+                // With --events, the authorization event is the one line on stdout: a program shows the code, then
+                // runs `login --resume --events` for the rest.
+                if presentation.events { try EventLines(context: context).write(.authorizationReceived(authorization)) }
+                if !presentation.quiet {
+                    // Once, without a live status line: nothing polls in this process.
+                    let prompt = PromptRenderer(capabilities: context.terminal, qrMode: settings.qr)
+                    context.stderr.write(prompt.render(authorization, secondsLeft: authorization.response.expiresIn))
+                    context.stderr.line(
+                        "The sign-in is pending (\(try store.pendingPath(profile: settings.profile))); "
+                            + "finish it with: \(resumeCommand(profile: settings.profile))")
+                }
+                if let command = presentation.notifyCommand {
+                    await SignIn(settings: settings, context: context).notify(
+                        NotifyHook(command: command), of: authorization)
+                }
                 return .success
             }
         }
@@ -103,6 +118,19 @@ enum DetachedSignIn {
                 "--resume finishes the pending sign-in with the settings it was started with; --\(name) cannot be"
                     + " given with it", command: "login")
         }
+        let presentation = try LoginPresentation(options, command: "login")
+        guard presentation.events else { return try await resumeReporting(options, context: context) }
+        do {
+            return try await resumeReporting(options, context: context)
+        } catch {
+            // As `login --events` does: the error still reaches stderr and the exit code.
+            if let line = EventLines(context: context).failedLine(for: error) { try? context.stdout.line(line) }
+            throw error
+        }
+    }
+
+    /// `login --resume` without the `failed` event line: reports another poller and an expiry itself.
+    private static func resumeReporting(_ options: ParsedOptions, context: CLIContext) async throws -> ExitCode {
         let name = options.value("profile") ?? Profile.defaultName
         try Profile.validate(name: name)
         let timeout = try DurationOption.read(options, "timeout", range: 1...86_400, command: "login")
@@ -165,11 +193,14 @@ enum DetachedSignIn {
         )
         let authorization = pending.authorization
         let left = TokenOutput.duration(seconds: pending.secondsLeft(at: context.now()))
-        context.stderr.line(
-            "Waiting for the sign-in with code \(TerminalText.clean(authorization.userCode)) to be approved at "
-                + "\(TerminalText.clean(authorization.hostCheck.verificationURI)) (\(left) left).")
+        if !settings.presentation.quiet {
+            context.stderr.line(
+                "Waiting for the sign-in with code \(TerminalText.clean(authorization.userCode)) to be approved at "
+                    + "\(TerminalText.clean(authorization.hostCheck.verificationURI)) (\(left) left).")
+        }
+        let lines = settings.presentation.events ? EventLines(context: context) : nil
         let poll: @Sendable () async throws -> TokenResponse = {
-            try await Self.poll(pending, flow: flow, store: store, context: context)
+            try await Self.poll(pending, flow: flow, store: store, lines: lines, context: context)
         }
         let response: TokenResponse
         if let timeout {
@@ -204,11 +235,14 @@ enum DetachedSignIn {
                     .configuration, "the pending sign-in's DPoP key cannot be used: \(error.message)")
             }
         }
+        var presentation = LoginPresentation()
+        presentation.events = options.flag("events")
+        presentation.quiet = options.flag("quiet")
         return LoginSettings(
             issuer: profile.issuer, client: client, json: options.flag("json"),
             caFile: options.value("ca-file") ?? pending.caFile, storeSecret: profile.clientSecret != nil,
             profile: profile.name, bindings: profile.bindings, username: profile.username, timeout: timeout,
-            dpop: client.dpop != nil, savedEndpoints: profile.endpoints
+            dpop: client.dpop != nil, presentation: presentation, savedEndpoints: profile.endpoints
         )
     }
 
@@ -216,7 +250,8 @@ enum DetachedSignIn {
     /// `--resume` never polls early; removes the pending sign-in once it is spent (a token) or over (denied,
     /// expired).
     private static func poll(
-        _ pending: PendingAuthorization, flow: DeviceFlow, store: FileTokenStore, context: CLIContext
+        _ pending: PendingAuthorization, flow: DeviceFlow, store: FileTokenStore, lines: EventLines?,
+        context: CLIContext
     ) async throws -> TokenResponse {
         let authorization = flow.resuming(pending.authorization, progress: pending.progress)
         let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
@@ -224,7 +259,14 @@ enum DetachedSignIn {
             group.addTask {
                 var saved = pending
                 var warned = false
+                var reading = lines
                 for await event in events {
+                    // --events: a reader that has gone stops the lines; the last one (`login`'s) then fails with 74.
+                    do throws(ResultSink.WriteError) {
+                        try reading?.write(event)
+                    } catch {
+                        reading = nil
+                    }
                     saved.progress.record(event, at: context.now())
                     switch event {
                     case .polling, .pending, .slowDown, .retrying:

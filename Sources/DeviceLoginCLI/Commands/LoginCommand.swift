@@ -29,6 +29,12 @@ enum LoginCommand {
             sign-in is approved, denied or expired, and finishes as login would have. One process polls a
             pending sign-in at a time: another --resume exits 75.
 
+            For programs that draw the code themselves (a kiosk, an appliance's screen, a tool in another
+            language), --events writes the sign-in as JSON lines on stdout ("v": 1: authorization, polling,
+            pending, slow_down, retrying, then succeeded or failed; never a token); --quiet leaves out the
+            prompt. --notify-command CMD hands the authorization event to CMD's stdin once the code is ready,
+            e.g. to send it to a phone. See docs/events.md.
+
             Example:
               device-login login --issuer https://auth.example.com --client-id my-device-app
             """,
@@ -41,8 +47,24 @@ enum LoginCommand {
         }
     )
 
-    /// Signs in, saves, and prints the result. Shared with `demo`.
+    /// Signs in, saves, and prints the result. Shared with `demo`. With `--events`, an error that ends the sign-in
+    /// is also written on stdout, as the `failed` event.
     static func perform(
+        _ settings: LoginSettings, transport: any HTTPTransport, context: CLIContext
+    ) async throws -> ExitCode {
+        guard settings.presentation.events else {
+            return try await signIn(settings, transport: transport, context: context)
+        }
+        do {
+            return try await signIn(settings, transport: transport, context: context)
+        } catch {
+            // Best effort: the error itself still reaches stderr and the exit code, whatever becomes of this line.
+            if let line = EventLines(context: context).failedLine(for: error) { try? context.stdout.line(line) }
+            throw error
+        }
+    }
+
+    private static func signIn(
         _ settings: LoginSettings, transport: any HTTPTransport, context: CLIContext
     ) async throws -> ExitCode {
         var settings = settings
@@ -92,10 +114,19 @@ enum LoginCommand {
             savedTo = try store.filePath(profile: settings.profile)
         }
         let verification = await state.tokens?.idTokenVerification
-        let output =
-            settings.json
-            ? try TokenOutput.json(result.response, receivedAt: result.receivedAt)
-            : summary(result, verification: verification)
+        let output: String
+        if settings.presentation.events {
+            // The scopes granted; when the server did not say, those asked for (RFC 6749 §5.1: then they are the same).
+            let granted = result.response.scope.map { $0.split(separator: " ").map(String.init) }
+            let asked = settings.client.effectiveScopes(isOpenIDProvider: result.endpoints.isOpenIDProvider)
+            output = EventLines(context: context).succeededLine(
+                result.response, receivedAt: result.receivedAt, profile: savedTo == nil ? nil : settings.profile,
+                scopes: granted ?? asked)
+        } else if settings.json {
+            output = try TokenOutput.json(result.response, receivedAt: result.receivedAt)
+        } else {
+            output = summary(result, verification: verification)
+        }
         do throws(ResultSink.WriteError) {
             try context.stdout.line(output)
         } catch {

@@ -33,6 +33,8 @@ struct LoginSettings: Sendable, Equatable {
     var dpop = false
     /// Whether to save the pending sign-in and exit once the code is shown (`--detach`); `--resume` finishes it.
     var detach = false
+    /// How the sign-in is shown to programs and people (`--events`, `--quiet`, `--notify-command`).
+    var presentation = LoginPresentation()
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
@@ -60,6 +62,7 @@ struct LoginSettings: Sendable, Equatable {
             .value("userinfo-endpoint", "URL", "The userinfo endpoint, when not discovered."),
             .value("qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never."),
             .flag("json", "Print the token response as JSON (with an absolute expires_at) on stdout."),
+        ] + LoginPresentation.options + [
             .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's."),
             .flag("allow-insecure-http", "Allow plain http:// to hosts that are not loopback (unsafe)."),
             .value("profile", "NAME", "The profile to save the sign-in as (default: default)."),
@@ -151,6 +154,7 @@ struct LoginSettings: Sendable, Equatable {
         }
         let timeout = try DurationOption.read(options, "timeout", range: 1...86_400, command: command)
         try DetachedSignIn.checkDetach(options, command: command)
+        let presentation = try LoginPresentation(options, command: command)
         // Last, once every other option is known to be good: this may read a file or standard input.
         let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
         let authentication: ClientAuthentication
@@ -173,7 +177,7 @@ struct LoginSettings: Sendable, Equatable {
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
-            detach: options.flag("detach"), warnings: secret?.warnings ?? []
+            detach: options.flag("detach"), presentation: presentation, warnings: secret?.warnings ?? []
         )
     }
 

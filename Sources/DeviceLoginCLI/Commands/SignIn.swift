@@ -63,22 +63,73 @@ struct SignIn: Sendable {
             now: context.now
         )
         let authorization = try await flow.requestAuthorization()
-        let presenter = LivePresenter(
-            capabilities: context.terminal, qrMode: settings.qr, output: context.stderr
-        )
-        let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
-        let response = try await withThrowingTaskGroup(of: TokenResponse?.self) { group in
-            group.addTask {
-                await presenter.run(events: events)
-                return nil
-            }
-            sink.yield(.authorizationReceived(authorization))
-            defer { sink.finish() }
-            let response = try await flow.pollForToken(authorization) { sink.yield($0) }
-            sink.finish()
-            try await group.waitForAll()
-            return response
+        let presentation = settings.presentation
+        // Who follows the flow: the prompt on stderr (unless --quiet), the event lines on stdout (--events).
+        let presenter =
+            presentation.quiet
+            ? nil : LivePresenter(capabilities: context.terminal, qrMode: settings.qr, output: context.stderr)
+        let lines = presentation.events ? EventLines(context: context) : nil
+        let prompt = presenter.map { _ in AsyncStream.makeStream(of: DeviceFlowEvent.self) }
+        let stream = lines.map { _ in AsyncStream.makeStream(of: DeviceFlowEvent.self) }
+        let report: @Sendable (DeviceFlowEvent) -> Void = { event in
+            prompt?.continuation.yield(event)
+            stream?.continuation.yield(event)
         }
+        let finish: @Sendable () -> Void = {
+            prompt?.continuation.finish()
+            stream?.continuation.finish()
+        }
+        // Polling's outcome comes back as a value, so that the prompt and the event lines get every event before
+        // the error is thrown.
+        let outcome = try await withThrowingTaskGroup(of: Swift.Result<TokenResponse, any Error>?.self) { group in
+            defer { finish() }
+            if let presenter, let prompt {
+                group.addTask {
+                    await presenter.run(events: prompt.stream)
+                    return nil
+                }
+            }
+            // A write that fails (the program reading the events is gone) ends the sign-in, with exit 74.
+            if let lines, let stream {
+                group.addTask {
+                    try await lines.write(stream.stream)
+                    return nil
+                }
+            }
+            report(.authorizationReceived(authorization))
+            if let command = presentation.notifyCommand {
+                group.addTask {
+                    await notify(NotifyHook(command: command), of: authorization)
+                    return nil
+                }
+            }
+            group.addTask {
+                defer { finish() }
+                do {
+                    return .success(try await flow.pollForToken(authorization, onEvent: report))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            var outcome: Swift.Result<TokenResponse, any Error> = .failure(CancellationError())
+            for try await result in group {
+                if let result { outcome = result }
+            }
+            return outcome
+        }
+        let response = try outcome.get()
         return Result(endpoints: endpoints, response: response, receivedAt: context.now())
+    }
+
+    /// Runs the `--notify-command` hook with the `authorization` event line on its stdin; says on stderr when it
+    /// failed, which does not stop the sign-in.
+    func notify(_ hook: NotifyHook, of authorization: DeviceAuthorization) async {
+        let encoder = FlowEventEncoder()
+        guard
+            let line = encoder.line(
+                for: .authorizationReceived(authorization), context: FlowEventContext(at: context.now()))
+        else { return }
+        let outcome = await hook.run(input: line + "\n", environment: context.environment)
+        if let message = NotifyHook.report(outcome, limit: hook.limit) { context.stderr.line(message) }
     }
 }

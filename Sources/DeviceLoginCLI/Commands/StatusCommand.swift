@@ -13,7 +13,10 @@ enum StatusCommand {
         summary: "Show whether a profile is signed in, as whom, its scopes, expiry and where it is stored.",
         options: [
             .value("profile", "NAME", "The profile to show (default: default)."),
-            .flag("json", "Print the status as JSON."),
+            .flag(
+                "json",
+                "Print JSON (\"v\": 1): the profile shown, whether it is signed in, and a list of every saved"
+                    + " profile (see docs/cli.md)."),
             .value("ca-file", "PEM", "Trust the CA certificates in this PEM file when fetching the issuer's keys."),
         ],
         discussion: """
@@ -42,11 +45,37 @@ enum StatusCommand {
         // A pending sign-in that cannot be read is for `login --resume` to report; status shows the profile.
         report.pending = (try? await store.loadPending(profile: name)) ?? nil
         if options.flag("json") {
-            try context.stdout.line(try TokenOutput.encode(report.json))
+            let entries = try await [report.json] + otherEntries(others, store: store, now: report.now)
+            try context.stdout.line(try TokenOutput.encode(report.document(entries)))
         } else {
             for line in report.lines { try context.stdout.line(line) }
         }
         return report.signedIn ? .success : .notSignedIn
+    }
+
+    /// The `profiles` entries of the other saved profiles, for `--json`: what is stored, with the verdict on the ID
+    /// token that is kept with the tokens (no request is sent for them). A profile that cannot be read is an entry
+    /// with `problem`, not a failure of `status`.
+    static func otherEntries(_ names: [String], store: FileTokenStore, now: Date) async throws -> [JSONObject] {
+        var entries: [JSONObject] = []
+        for name in names {
+            let path = try store.filePath(profile: name)
+            do {
+                let record = try await store.load(profile: name)
+                var report = Report(
+                    name: name, path: path, record: record, now: now, others: [],
+                    verification: record?.tokens?.idTokenVerification)
+                if record?.profile.usesDPoP == true { report.dpopKeyPath = try? store.dpopKeyPath(profile: name) }
+                report.pending = (try? await store.loadPending(profile: name)) ?? nil
+                entries.append(report.json)
+            } catch let error as DeviceLoginError {
+                entries.append([
+                    "name": .string(name), "signed_in": .bool(false), "store": .string(path),
+                    "pending_sign_in": .null, "problem": .string(TerminalText.clean(error.message)),
+                ])
+            }
+        }
+        return entries
     }
 
     /// The verdict on the profile's ID token (``TokenState/idTokenVerification()``): the one kept with the tokens, or
@@ -223,9 +252,21 @@ enum StatusCommand {
             StatusCommand.expiryText(expiry, now: now)
         }
 
+        /// The `status --json` document, version 1 (docs/cli.md): `v`, the profile shown and whether it is signed
+        /// in (what the exit code says), and `profiles`, a list of entries sorted by name — never an object keyed
+        /// by profile names.
+        func document(_ entries: [JSONObject]) -> JSONObject {
+            let sorted = entries.sorted { ($0["name"]?.stringValue ?? "") < ($1["name"]?.stringValue ?? "") }
+            return [
+                "v": .number(1), "profile": .string(name), "signed_in": .bool(signedIn),
+                "profiles": .array(sorted.map(JSONValue.object)),
+            ]
+        }
+
+        /// This profile's entry in `profiles`.
         var json: JSONObject {
             var object: JSONObject = [
-                "profile": .string(name), "signed_in": .bool(signedIn), "store": .string(path),
+                "name": .string(name), "signed_in": .bool(signedIn), "store": .string(path),
                 "pending_sign_in": pendingJSON,
             ]
             guard let record else { return object }

@@ -16,7 +16,7 @@ enum TokenCommand {
             .value(
                 "min-ttl", "SECONDS",
                 "Refresh unless the token stays valid this long (at least the 60 s refresh margin)."),
-            .flag("json", "Print JSON: access_token, token_type, expires_at, scope."),
+            .flag("json", "Print JSON (\"v\": 1): access_token, token_type, expires_at, scope, resource."),
         ],
         discussion: """
             Prints only the token (or JSON) on stdout, for scripts:
@@ -41,7 +41,8 @@ enum TokenCommand {
             return .success
         }
         let tokens = await session.state.tokens
-        var object: JSONObject = ["access_token": .string(token)]
+        // Version 1 (docs/cli.md): fixed keys; expires_at, scope and resource only when known.
+        var object: JSONObject = ["v": .number(1), "access_token": .string(token)]
         if let resource = options.value("resource"), let entry = tokens?.resourceTokens[resource] {
             object["token_type"] = .string(entry.tokenType)
             if let expiry = entry.expiresAt { object["expires_at"] = .string(TokenOutput.timestamp(expiry)) }

@@ -185,8 +185,9 @@ enum ChildLauncher {
         return .success(pid)
     }
 
-    /// Adds the closing of every descriptor from `lowest` up to `actions`; returns 0 or an error number.
-    private static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
+    /// Adds the closing of every descriptor from `lowest` up to `actions`; returns 0 or an error number. (Also the
+    /// notify hook's, ``NotifyHook``.)
+    static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
         let closing = dl_spawn_add_close_from(&actions, lowest)
         guard closing == ENOSYS else { return closing }
         // A C library without the closefrom action: close, one by one, each descriptor open now. (The tool opens
@@ -280,8 +281,8 @@ enum ChildLauncher {
     }
 
     /// The command's `argv` and `envp` as C strings, which live as long as this does. The environment holds the
-    /// token: it is zeroed before it is freed.
-    private final class CStrings: @unchecked Sendable {
+    /// token: it is zeroed before it is freed. (Also the notify hook's, ``NotifyHook``.)
+    final class CStrings: @unchecked Sendable {
         // Never changed after `init`, and only read (by `posix_spawnp`): what makes the `@unchecked Sendable` true.
         let command: String
         let arguments: [UnsafeMutablePointer<CChar>?]

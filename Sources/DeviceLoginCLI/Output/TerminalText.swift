@@ -1,3 +1,4 @@
+import DeviceLogin
 import DeviceLoginTerminal
 
 /// Text on its way to the terminal: everything that may hold a server's words passes through here.

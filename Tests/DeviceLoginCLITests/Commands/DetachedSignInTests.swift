@@ -250,4 +250,43 @@ struct DetachedSignInTests {
             }
         }
     }
+
+    @Test("--detach --events writes the authorization event alone; --resume --events the rest, ending in succeeded")
+    func eventsAcrossProcesses() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (server, issuer) = try await startServer(approveAfter: 2)
+        let detached = try await BinaryHarness.run(
+            ["login", "--detach", "--events", "--quiet", "--issuer", issuer, "--client-id", "test-client"],
+            environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(detached.status == 0, "\(detached.stderr)")
+        let detachedLines = detached.stdout.split(separator: "\n").map(String.init)
+        #expect(detachedLines.count == 1, "\(detached.stdout)")
+        let authorization = try #require(detachedLines.first)
+        #expect(authorization.hasPrefix("{\"v\":1,\"event\":\"authorization\","))
+        // --quiet: nothing for people on stderr, the code included.
+        #expect(detached.stderr.isEmpty, "\(detached.stderr)")
+        let pendingPath = home.appendingPathComponent("default.pending").path
+        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: pendingPath)))
+        let response = (stored as? [String: Any])?["response"] as? [String: Any]
+        let deviceCode = try #require(response?["device_code"] as? String)
+        let userCode = try #require(response?["user_code"] as? String)
+        #expect(authorization.contains("\"user_code\":\"\(userCode)\""))
+
+        try await Task.sleep(for: .seconds(3))
+        let resumed = try await resume(home: home, ["--events", "--quiet"]).finish()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let events = resumed.stdout.split(separator: "\n").compactMap { line -> String? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return nil
+            }
+            return object["event"] as? String
+        }
+        #expect(events.first == "polling", "\(resumed.stdout)")
+        #expect(events.last == "succeeded", "\(resumed.stdout)")
+        #expect(!events.contains("authorization"))
+        #expect(!resumed.stdout.contains(deviceCode) && !detached.stdout.contains(deviceCode))
+        #expect(!resumed.stderr.contains("Waiting for the sign-in"))
+        #expect(try await violations(stopping: server) == "0")
+    }
 }

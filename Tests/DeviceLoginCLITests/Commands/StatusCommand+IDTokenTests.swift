@@ -40,7 +40,11 @@ struct StatusIDTokenTests {
         func statusJSON() async throws -> [String: Any] {
             let status = try await run(["status", "--json"])
             #expect(status.code == .success, "\(status.stderr)")
-            return try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] ?? [:]
+            // Version 1: the entry of the profile shown, in the list of profiles.
+            let document = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] ?? [:]
+            #expect(document["v"] as? Int == 1)
+            let profiles = document["profiles"] as? [[String: Any]] ?? []
+            return profiles.first { $0["name"] as? String == "default" } ?? [:]
         }
 
         var store: FileTokenStore { FileTokenStore(directory: home.path) }

@@ -46,7 +46,8 @@ struct StatusCommandTests {
                 #expect(status.stdout.contains("  access token:   " + text + "\n"), "\(status.stdout)")
             }
             if statusJSON.status == 0 {
-                let object = try JSONSerialization.jsonObject(with: Data(statusJSON.stdout.utf8)) as? [String: Any]
+                let document = try JSONSerialization.jsonObject(with: Data(statusJSON.stdout.utf8)) as? [String: Any]
+                let object = (document?["profiles"] as? [[String: Any]])?.first
                 #expect(object?["expires_at"] as? String == json)
             }
         }
@@ -177,5 +178,45 @@ struct StatusCommandTests {
         // None: null, the field is always there.
         report.pending = nil
         #expect(report.json["pending_sign_in"] == .null)
+    }
+}
+
+@Suite("status --json: the v1 shape")
+struct StatusJSONShapeTests {
+    @Test("status --json: v, the profile shown, and a list of every saved profile sorted by name; no token")
+    func statusDocument() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let work = try await ProcessHarness.saveSignedInProfile(home: home, name: "work")
+        let other = try await ProcessHarness.saveSignedInProfile(home: home, name: "another")
+        let result = await CLIHarness.run(
+            ["status", "--profile", "work", "--json"], environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(result.code == .success, "\(result.stderr)")
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(Set(document.keys) == ["v", "profile", "signed_in", "profiles"])
+        #expect(document["v"] as? Int == 1)
+        #expect(document["profile"] as? String == "work")
+        #expect(document["signed_in"] as? Bool == true)
+        let profiles = try #require(document["profiles"] as? [[String: Any]])
+        #expect(profiles.map { $0["name"] as? String } == ["another", "work"])
+        #expect(profiles.allSatisfy { $0["signed_in"] as? Bool == true && $0["client_id"] as? String == "app" })
+        for token in [work, other, "refresh-1"] { #expect(!result.stdout.contains(token)) }
+    }
+
+    @Test("status --json of a profile that does not exist: signed_in false, exit 77, the others still listed")
+    func missingProfile() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await ProcessHarness.saveSignedInProfile(home: home, name: "work")
+        let result = await CLIHarness.run(
+            ["status", "--profile", "gone", "--json"], environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(result.code == .notSignedIn)
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(document["signed_in"] as? Bool == false)
+        let profiles = try #require(document["profiles"] as? [[String: Any]])
+        #expect(profiles.map { $0["name"] as? String } == ["gone", "work"])
+        #expect(profiles.first?["signed_in"] as? Bool == false)
     }
 }

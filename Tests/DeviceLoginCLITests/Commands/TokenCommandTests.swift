@@ -148,6 +148,7 @@ struct TokenCommandTests {
 
             let json = try await BinaryHarness.run(["token", "--json"], environment: ["DEVICE_LOGIN_HOME": home.path])
             let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            #expect(object?["v"] as? Int == 1)
             #expect(object?["access_token"] as? String == first.accessToken)
             #expect(object?["expires_at"] is String)
             #expect(object?["token_type"] as? String == "Bearer")
@@ -324,5 +325,22 @@ struct TokenCommandTests {
             #expect(missing.stderr == "device-login: the client secret from standard input is empty\n")
             #expect(model.refreshRequestCount == ways.count)
         }
+    }
+}
+
+@Suite("token --json: the v1 shape")
+struct TokenJSONShapeTests {
+    @Test("token --json: v 1 and fixed keys")
+    func tokenDocument() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let token = try await ProcessHarness.saveSignedInProfile(home: home)
+        let result = await CLIHarness.run(["token", "--json"], environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(result.code == .success, "\(result.stderr)")
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(Set(document.keys) == ["v", "access_token", "token_type", "expires_at"])
+        #expect(document["v"] as? Int == 1)
+        #expect(document["access_token"] as? String == token)
     }
 }

@@ -90,7 +90,12 @@ struct DPoPCommandTests {
         #expect(text.code == .success)
         #expect(text.stdout.contains("  token type:     DPoP (bound to the key in \(fixture.keyPath))\n"))
         let json = await fixture.run(["status", "--json"])
-        let object = try JSONDecoder().decode(JSONObject.self, from: Data(json.stdout.utf8))
+        let document = try JSONDecoder().decode(JSONObject.self, from: Data(json.stdout.utf8))
+        guard case .array(let profiles)? = document["profiles"], case .object(let object)? = profiles.first else {
+            Issue.record("status --json has no profiles list: \(json.stdout)")
+            return
+        }
+        #expect(profiles.count == 1)
         #expect(object["token_type"] == .string("DPoP"))
         #expect(object["dpop"] == .bool(true))
         #expect(object["dpop_key"] == .string(fixture.keyPath))

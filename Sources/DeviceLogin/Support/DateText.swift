@@ -6,16 +6,16 @@ import Foundation
 
 /// Dates and spans of time as the CLI writes them, for any `Date` at all: a stored expiry may lie 1e300 seconds
 /// away or be NaN, and nothing here traps or prints a year RFC 3339 cannot hold.
-enum DateText {
+package enum DateText {
     /// The earliest instant RFC 3339 writes: 0001-01-01T00:00:00Z.
-    static let earliest = Date(timeIntervalSince1970: -62_135_596_800)
+    package static let earliest = Date(timeIntervalSince1970: -62_135_596_800)
     /// The latest instant RFC 3339 writes: 9999-12-31T23:59:59Z.
-    static let latest = Date(timeIntervalSince1970: 253_402_300_799)
+    package static let latest = Date(timeIntervalSince1970: 253_402_300_799)
 
     /// `date` as RFC 3339 in UTC to the second (`2026-11-30T01:02:03Z`), in the proleptic Gregorian calendar
     /// RFC 3339 uses. Dates before ``earliest`` (and NaN) are written as ``earliest``, dates after ``latest`` as
     /// ``latest``.
-    static func rfc3339(_ date: Date) -> String {
+    package static func rfc3339(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
         let bounded =
             interval.isNaN
@@ -32,7 +32,7 @@ enum DateText {
 
     /// The whole seconds from `start` to `end`, rounded toward zero and saturated at `Int.min` and `Int.max`; 0
     /// when either is NaN.
-    static func seconds(from start: Date, to end: Date) -> Int {
+    package static func seconds(from start: Date, to end: Date) -> Int {
         let interval = end.timeIntervalSince(start)
         if interval.isNaN { return 0 }
         if interval >= Double(Int.max) { return .max }

@@ -1,5 +1,3 @@
-import DeviceLogin
-
 /// The scanner behind ``Sanitizer``: a small state machine over Unicode scalars that drops escape sequences whole.
 struct EscapeFilter {
     private enum State {

@@ -4,7 +4,7 @@
 /// it is checked strictly rather than leniently (RFC 8628 §5.4, remote phishing). A URI is refused when:
 /// - its scheme is not `http` or `https` (`javascript:`, `file:`, `data:`, …), or `//` and a host do not follow;
 /// - it has any character outside RFC 3986's URI characters: spaces, controls, non-ASCII (an internationalised host
-///   must arrive in its `xn--` form), `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`, `}`; or a `%` without two hex
+///   must arrive in its `xn--` form), `"`, `<`, `>`, `\`, `^`, a backtick, `{`, `|`, `}`; or a `%` without two hex
 ///   digits after it;
 /// - its authority has user info (`https://good.example@evil.example/` sends the user to `evil.example`);
 /// - its host has an empty label, a character other than letters, digits, `-`, `_` and `.`, or ends in a numeric

@@ -1,4 +1,4 @@
-import DeviceLoginTerminal
+import DeviceLogin
 import Testing
 
 @Suite("SafeURI")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import DeviceLoginCLI
+@testable import DeviceLogin
 
 @Suite("DateText: any date, written sanely")
 struct DateTextTests {

@@ -1,0 +1,67 @@
+import DeviceLogin
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `login --events`: the flow's events on stdout as JSON lines, through the core's one encoder
+/// (``FlowEventEncoder``), each stamped with the context's `now`.
+///
+/// The engine's own `succeeded` and `failed` are not written here: `login` writes the last line itself once it
+/// knows how the sign-in ended (the profile saved, the exit code), in place of the usual result.
+struct EventLines: Sendable {
+    let stdout: ResultSink
+    let now: @Sendable () -> Date
+    let encoder = FlowEventEncoder()
+
+    init(context: CLIContext) {
+        stdout = context.stdout
+        now = context.now
+    }
+
+    /// Writes the line of `event`, if the schema has one and it is not the end of polling.
+    /// - Throws: ``ResultSink/WriteError`` when stdout is gone: the program that reads the events is.
+    func write(_ event: DeviceFlowEvent) throws(ResultSink.WriteError) {
+        switch event {
+        case .succeeded, .failed: return
+        default: break
+        }
+        guard let line = encoder.line(for: event, context: FlowEventContext(at: now())) else { return }
+        try stdout.line(line)
+    }
+
+    /// Writes every event of `events` until the stream ends.
+    /// - Throws: ``ResultSink/WriteError`` when stdout is gone.
+    func write(_ events: AsyncStream<DeviceFlowEvent>) async throws {
+        for await event in events { try write(event) }
+    }
+
+    /// The `succeeded` line: the profile the tokens were saved as (nil when not saved), when the access token
+    /// expires and the scopes; never a token.
+    func succeededLine(_ response: TokenResponse, receivedAt: Date, profile: String?, scopes: [String]) -> String {
+        let expiry = response.expiresIn.map { receivedAt.addingTimeInterval(TimeInterval($0)) }
+        let context = FlowEventContext(at: now(), profile: profile, tokenExpiresAt: expiry, scopes: scopes)
+        return encoder.line(for: .succeeded, context: context) ?? ""
+    }
+
+    /// The `failed` line for an error that ended `login`, with the exit code it ends with; nil for an error that
+    /// leaves no stdout to write to.
+    func failedLine(for error: any Error) -> String? {
+        let context = { (code: ExitCode) in FlowEventContext(at: now(), exitCode: Int(code.rawValue)) }
+        switch error {
+        case let error as DeviceLoginError:
+            return encoder.failedLine(error, context: context(ExitCode(error)))
+        case is CancellationError:
+            return encoder.failedLine(
+                code: "cancelled", message: "the sign-in was cancelled", context: context(.cancelled))
+        case is ResultSink.WriteError:
+            return nil
+        case let error as UsageError:
+            return encoder.failedLine(code: "usage", message: error.message, context: context(.usage))
+        default:
+            return encoder.failedLine(code: "failure", message: String(describing: error), context: context(.failure))
+        }
+    }
+}

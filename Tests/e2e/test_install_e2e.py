@@ -1,0 +1,147 @@
+"""Scripts/install.sh and Scripts/package.sh, run as a user runs them: into a temporary prefix, with the built binary
+(`--bin`, so the test does not spend minutes on a release build), then the installed files used by their real
+consumers — the binary and its Docker link run, `man -l` renders the page, bash's completion function completes —
+and `--uninstall` removes exactly what was installed."""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from test_device_login_e2e import REPO_ROOT, binary_path
+
+INSTALL = REPO_ROOT / "Scripts" / "install.sh"
+PACKAGE = REPO_ROOT / "Scripts" / "package.sh"
+
+INSTALLED = [
+    "bin/device-login",
+    "bin/docker-credential-device-login",
+    "share/man/man1/device-login.1",
+    "share/bash-completion/completions/device-login",
+    "share/zsh/site-functions/_device-login",
+    "share/fish/vendor_completions.d/device-login.fish",
+    "share/device-login/installed",
+]
+
+
+def run(arguments, **kwargs):
+    return subprocess.run(arguments, capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def files_below(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() or p.is_symlink())
+
+
+def install(prefix, *extra, script=INSTALL):
+    result = run(["bash", str(script), "--prefix", str(prefix), *extra])
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_install_puts_every_file_in_place_and_they_work(tmp_path):
+    prefix = tmp_path / "prefix"
+    # Something of the user's in the prefix already: the install adds beside it and the uninstall leaves it.
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "bin" / "mine").write_text("#!/bin/sh\n")
+    result = install(prefix, "--bin", str(binary_path()))
+
+    assert files_below(prefix) == sorted(INSTALLED + ["bin/mine"])
+    # It says what it put where.
+    for relative in INSTALLED:
+        assert str(prefix / relative) in result.stdout, relative
+
+    program = prefix / "bin" / "device-login"
+    assert os.access(program, os.X_OK)
+    assert run([str(program), "--version"]).stdout.startswith("device-login ")
+    link = prefix / "bin" / "docker-credential-device-login"
+    assert link.is_symlink() and os.readlink(link) == "device-login"
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    # Docker's helper protocol through the link: no profile is bound to anything, so `list` answers {}.
+    listed = run([str(link), "list"], env={**os.environ, "DEVICE_LOGIN_HOME": str(home)})
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.strip() == "{}"
+
+    # The man page renders with man itself, without warnings.
+    if shutil.which("man"):
+        page = run(["man", "-l", str(prefix / "share/man/man1/device-login.1")],
+                   env={**os.environ, "MANPAGER": "cat", "MANWIDTH": "80", "MAN_KEEP_FORMATTING": "0"})
+        assert page.returncode == 0, page.stderr
+        assert "device-login" in page.stdout and "SYNOPSIS" in page.stdout
+        assert page.stderr == ""
+    elif os.environ.get("CI"):
+        pytest.fail("man is not installed (apt-get install man-db); CI must check the installed page")
+
+    # bash's completion function, from the installed file, completes the command's names.
+    script = (f"source {prefix}/share/bash-completion/completions/device-login; "
+              "COMP_WORDS=(device-login lo); COMP_CWORD=1; COMP_LINE='device-login lo'; COMP_POINT=15; "
+              "fn=$(complete -p device-login | sed -E 's/.* -F ([^ ]+) .*/\\1/'); $fn device-login lo device-login; "
+              "printf '%s\\n' \"${COMPREPLY[@]}\"")
+    completed = run(["bash", "--norc", "--noprofile", "-c", script])
+    assert completed.returncode == 0, completed.stderr
+    assert set(completed.stdout.split()) >= {"login", "logout"}
+
+    # Uninstall: exactly what was installed goes; the user's file and the folders stay.
+    removed = run(["bash", str(INSTALL), "--prefix", str(prefix), "--uninstall"])
+    assert removed.returncode == 0, removed.stderr
+    assert files_below(prefix) == ["bin/mine"]
+    for relative in INSTALLED[:-1]:
+        assert f"removed {prefix}/{relative}" in removed.stdout
+    again = run(["bash", str(INSTALL), "--prefix", str(prefix), "--uninstall"])
+    assert again.returncode != 0 and "nothing to uninstall" in again.stderr
+
+
+def test_install_refuses_what_would_not_run_and_leaves_the_prefix_alone(tmp_path):
+    prefix = tmp_path / "prefix"
+    not_a_program = tmp_path / "device-login"
+    not_a_program.write_text("not a program\n")
+    not_a_program.chmod(0o755)
+    result = run(["bash", str(INSTALL), "--prefix", str(prefix), "--bin", str(not_a_program)])
+    assert result.returncode != 0
+    assert "does not run here" in result.stderr
+    assert not prefix.exists() or files_below(prefix) == []
+    unknown = run(["bash", str(INSTALL), "--frobnicate"])
+    assert unknown.returncode == 64 and "unknown option --frobnicate" in unknown.stderr
+
+
+def test_a_tampered_list_of_installed_files_removes_nothing_outside_the_prefix(tmp_path):
+    prefix = tmp_path / "prefix"
+    outside = tmp_path / "precious"
+    outside.write_text("keep me\n")
+    (prefix / "share" / "device-login").mkdir(parents=True)
+    (prefix / "share" / "device-login" / "installed").write_text("../precious\n")
+    result = run(["bash", str(INSTALL), "--prefix", str(prefix), "--uninstall"])
+    assert result.returncode != 0 and "refusing a strange entry" in result.stderr
+    assert outside.read_text() == "keep me\n"
+
+
+def test_package_makes_an_archive_whose_checksum_verifies_and_whose_install_script_works(tmp_path):
+    output = tmp_path / "out"
+    result = run(["bash", str(PACKAGE), "--output", str(output), "--bin", str(binary_path())], cwd=REPO_ROOT)
+    assert result.returncode == 0, result.stderr
+    version = run([str(binary_path()), "--version"]).stdout.split()[-1]
+    name = f"device-login-{version}-linux-{os.uname().machine}"
+    archive = output / f"{name}.tar.gz"
+    checksum = output / f"{name}.tar.gz.sha256"
+    assert result.stdout.split() == [str(archive), str(checksum)]
+
+    # The .sha256 file is what `sha256sum -c` reads, and it verifies.
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    assert checksum.read_text() == f"{digest}  {name}.tar.gz\n"
+    assert run(["sha256sum", "-c", checksum.name], cwd=output).returncode == 0
+
+    with tarfile.open(archive) as tar:
+        names = sorted(tar.getnames())
+        assert names == [name, f"{name}/README", f"{name}/device-login", f"{name}/install.sh"]
+        assert all(member.uid == 0 and member.gid == 0 for member in tar.getmembers())
+        tar.extractall(tmp_path / "unpacked", filter="data")
+
+    # The packaged install.sh takes the binary beside it, without --bin.
+    prefix = tmp_path / "prefix"
+    install(prefix, script=tmp_path / "unpacked" / name / "install.sh")
+    assert (prefix / "bin" / "device-login").read_bytes() == binary_path().read_bytes()
+    assert files_below(prefix) == sorted(INSTALLED)
