@@ -24,12 +24,22 @@ enum LoginCommand {
             A server that answers with Bearer tokens is refused. Use the tokens with `dpop-proof`,
             `curl-config --url` or `exec --dpop-url`.
 
-            Example:
+            --provider fills the endpoints and quirks of a known provider (see `device-login providers`); what
+            is given explicitly (--issuer, the endpoint options, --scope) wins. No client ID ships with a
+            preset: --client-id stays your own app's. --dry-run prints the endpoints, scopes, parameters and
+            client a sign-in would use, and sends nothing.
+
+            Examples:
               device-login login --issuer https://auth.example.com --client-id my-device-app
+              device-login login --provider github --client-id YOUR_APP_CLIENT_ID
             """,
         run: { options, context in
             let settings = try await LoginSettings.parse(options)
             for warning in settings.warnings { context.stderr.line("device-login: warning: " + warning) }
+            if options.flag("dry-run") {
+                return try LoginDryRun(settings, environment: context.environment)
+                    .write(json: settings.json, to: context)
+            }
             let transport = context.makeTransport(TransportOptions(caFile: settings.caFile))
             return try await perform(settings, transport: transport, context: context)
         }
@@ -57,7 +67,9 @@ enum LoginCommand {
             name: settings.profile, issuer: settings.issuer, endpoints: result.endpoints,
             client: settings.client, storingSecret: settings.storeSecret,
             bindings: settings.bindings.isEmpty ? saved?.bindings ?? [] : settings.bindings,
-            username: settings.username ?? saved?.username
+            username: settings.username ?? saved?.username,
+            // A profile signed in again (no preset given) keeps the name of the preset it was first signed in with.
+            provider: settings.provider?.preset ?? (settings.savedEndpoints == nil ? nil : saved?.provider)
         )
         // Without a store too: the state verifies the ID token, for the confirmation.
         let state = TokenState(
