@@ -14,6 +14,7 @@ extension ProviderPreset {
         issuerTemplate: nil,
         templates: Templates(deviceAuthorization: "{host}/login/device/code", token: "{host}/login/oauth/access_token"),
         defaultScopes: nil, allowedScopes: nil, expectedParameters: [:], requiresClientSecret: false,
+        clientAuthentication: nil,
         quirks: [
             "No discovery: the endpoints are GitHub's documented paths, the same on GitHub Enterprise Server.",
             "Answers form-encoded unless asked for JSON; device-login asks for JSON and reads either.",
@@ -44,6 +45,7 @@ extension ProviderPreset {
         issuerTemplate: "{host}",
         templates: Templates(deviceAuthorization: "{host}/oauth/authorize_device"),
         defaultScopes: ["openid", "profile"], allowedScopes: nil, expectedParameters: [:], requiresClientSecret: false,
+        clientAuthentication: nil,
         quirks: [
             "Discovery omits the device authorization endpoint: the preset gives /oauth/authorize_device.",
             "offline_access is not a GitLab scope (GitLab issues a refresh token anyway): the default is openid "
@@ -67,12 +69,13 @@ extension ProviderPreset {
             "https://www.googleapis.com/auth/drive.appdata", "https://www.googleapis.com/auth/drive.file",
             "https://www.googleapis.com/auth/youtube", "https://www.googleapis.com/auth/youtube.readonly",
         ],
-        expectedParameters: [:], requiresClientSecret: true,
+        expectedParameters: [:], requiresClientSecret: true, clientAuthentication: .clientSecretPost,
         quirks: [
             "The device flow accepts only openid, email, profile, drive.appdata, drive.file, youtube and "
                 + "youtube.readonly; Google refuses any other scope.",
             "offline_access is not a Google scope: a refresh token comes without it.",
-            "The client is of type \"TVs and Limited Input devices\"; its token requests need its client secret.",
+            "The client is of type \"TVs and Limited Input devices\"; its token requests need its client secret, "
+                + "sent in the form body as Google's documentation shows.",
             "The device authorization response says verification_url, not verification_uri; both are read.",
         ],
         documentation: ["https://developers.google.com/identity/protocols/oauth2/limited-input-device"],
@@ -94,7 +97,7 @@ extension ProviderPreset {
             token: "https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token",
             userinfo: "https://graph.microsoft.com/oidc/userinfo"),
         defaultScopes: ["openid", "profile", "offline_access"], allowedScopes: nil, expectedParameters: [:],
-        requiresClientSecret: false,
+        requiresClientSecret: false, clientAuthentication: nil,
         quirks: [
             "The device authorization response carries a message for the user; it repeats the code and page, and "
                 + "device-login's own prompt, which names the page's host, stands in for it.",
@@ -122,7 +125,7 @@ extension ProviderPreset {
             "audience": "without it the access token is good only for Auth0's own userinfo endpoint; give the "
                 + "identifier of the API the token is for"
         ],
-        requiresClientSecret: false,
+        requiresClientSecret: false, clientAuthentication: nil,
         quirks: [
             "Without the audience parameter the access token is only good for Auth0's userinfo: give the API's "
                 + "identifier as audience.",
@@ -149,6 +152,7 @@ extension ProviderPreset {
         issuerTemplate: "{domain}/oauth2/{auth-server}",
         templates: Templates(),
         defaultScopes: nil, allowedScopes: nil, expectedParameters: [:], requiresClientSecret: false,
+        clientAuthentication: nil,
         quirks: [
             "The application must be a native OIDC app with the Device Authorization grant; on a custom "
                 + "authorization server its policy rule must allow that grant too.",
@@ -171,6 +175,7 @@ extension ProviderPreset {
         issuerTemplate: "{host}/realms/{realm}",
         templates: Templates(),
         defaultScopes: nil, allowedScopes: nil, expectedParameters: [:], requiresClientSecret: false,
+        clientAuthentication: nil,
         quirks: [
             "Discovery names the device endpoint, /realms/REALM/protocol/openid-connect/auth/device.",
             "The client must have OAuth 2.0 Device Authorization Grant enabled in its capability config.",

@@ -11,13 +11,14 @@ import Foundation
 /// IDs (an app the victim already trusts), so the client must always be the user's own registration.
 ///
 /// ```swift
-/// let preset = try #require(ProviderPreset.named("keycloak"))
-/// let provider = try preset.resolve([.host: "https://sso.example.com", .realm: "ops"])
-/// // provider.issuer == "https://sso.example.com/realms/ops": discovery finds the rest.
-/// let metadata = try await Discovery(transport: transport).metadata(issuer: provider.issuer!)
-/// let endpoints = try ServerEndpoints(
-///     metadata: metadata, deviceAuthorization: provider.deviceAuthorizationEndpoint,
-///     token: provider.tokenEndpoint)
+/// let provider = try ProviderPreset.keycloak.resolve([.host: "https://sso.example.com", .realm: "ops"])
+/// // provider.issuer is "https://sso.example.com/realms/ops": discovery finds the rest.
+/// if let issuer = provider.issuer {
+///     let metadata = try await Discovery(transport: transport).metadata(issuer: issuer)
+///     let endpoints = try ServerEndpoints(
+///         metadata: metadata, deviceAuthorization: provider.deviceAuthorizationEndpoint,
+///         token: provider.tokenEndpoint)
+/// }
 /// ```
 public struct ProviderPreset: Sendable, Hashable {
     /// The name a user gives: `github`.
@@ -39,6 +40,9 @@ public struct ProviderPreset: Sendable, Hashable {
     public let expectedParameters: [String: String]
     /// Whether the provider's token endpoint requires the client secret even in the device flow (Google).
     public let requiresClientSecret: Bool
+    /// How the provider's documentation sends the client secret, when it says (Google: in the form body); nil
+    /// for the library's default, HTTP Basic.
+    public let clientAuthentication: ClientAuthentication.Method?
     /// The provider's quirks, one sentence each, for people.
     public let quirks: [String]
     /// The provider's own documentation of its device flow.
@@ -139,7 +143,7 @@ public struct ProviderPreset: Sendable, Hashable {
             revocationEndpoint: try url(templates.revocation),
             userinfoEndpoint: try url(templates.userinfo),
             defaultScopes: defaultScopes, allowedScopes: allowedScopes, expectedParameters: expectedParameters,
-            requiresClientSecret: requiresClientSecret
+            requiresClientSecret: requiresClientSecret, clientAuthentication: clientAuthentication
         )
     }
 

@@ -32,6 +32,8 @@ public struct ResolvedProvider: Sendable, Hashable {
     public var expectedParameters: [String: String]
     /// Whether the token endpoint requires the client secret (Google).
     public var requiresClientSecret: Bool
+    /// How to send the client secret when none is chosen (Google: `client_secret_post`); nil for HTTP Basic.
+    public var clientAuthentication: ClientAuthentication.Method?
 
     /// The metadata URLs discovery tries for ``issuer``, in order (``Discovery/metadataURLs(for:)``); empty
     /// without an issuer.

@@ -163,7 +163,8 @@ struct LoginSettings: Sendable, Equatable {
         // Last, once every other option is known to be good: this may read a file or standard input.
         let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
         let authentication: ClientAuthentication
-        switch (secret?.value, options.value("client-auth") ?? "basic") {
+        let preferred = provider?.clientAuthentication == .clientSecretPost ? "post" : "basic"
+        switch (secret?.value, options.value("client-auth") ?? preferred) {
         case (nil, _): authentication = .none
         case (let secret?, "basic"): authentication = .clientSecretBasic(secret: secret)
         case (let secret?, "post"): authentication = .clientSecretPost(secret: secret)

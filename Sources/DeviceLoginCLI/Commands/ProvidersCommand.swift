@@ -85,6 +85,7 @@ enum ProvidersCommand {
                 "allowed_scopes": preset.allowedScopes.map(strings) ?? .null,
                 "expected_parameters": strings(preset.expectedParameters.keys.sorted()),
                 "requires_client_secret": .bool(preset.requiresClientSecret),
+                "client_authentication": string(preset.clientAuthentication?.rawValue),
                 "quirks": strings(preset.quirks),
                 "documentation": strings(preset.documentation),
             ])

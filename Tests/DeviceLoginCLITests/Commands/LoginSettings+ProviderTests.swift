@@ -82,6 +82,20 @@ struct LoginSettingsProviderTests {
                 + "app with github")
     }
 
+    @Test("Google's secret goes in the form body, as its documentation shows, unless --client-auth says otherwise")
+    func googleClientAuthentication() async throws {
+        let post = try await settings(["--provider", "google", "--client-id", "app", "--client-secret", "s"])
+        #expect(post.client.authentication == .clientSecretPost(secret: "s"))
+        let basic = try await settings([
+            "--provider", "google", "--client-id", "app", "--client-secret", "s", "--client-auth", "basic",
+        ])
+        #expect(basic.client.authentication == .clientSecretBasic(secret: "s"))
+        let keycloak = try await settings([
+            "--provider", "keycloak", "--host", "h", "--realm", "r", "--client-id", "app", "--client-secret", "s",
+        ])
+        #expect(keycloak.client.authentication == .clientSecretBasic(secret: "s"))
+    }
+
     @Test("warnings: Google's scope list and client secret, Auth0's audience")
     func warnings() async throws {
         let google = try await settings([
@@ -188,14 +202,14 @@ struct LoginSettingsProviderTests {
         #expect(sent?.formValue("scope") == "openid profile")
     }
 
-    @Test("google: Google's dialect (verification_url, 428 and 403), its scopes, the client secret")
+    @Test("google: Google's dialect (verification_url, 428 and 403), its scopes, the client secret in the body")
     func signInGoogle() async throws {
         let clock = ManualClock()
         let server = Self.server(issuer: "https://accounts.google.com", dialect: .google, clock: clock) {
             $0.clients = [
                 MockAuthorizationServer.Client(
                     id: MockAuthorizationServer.Configuration.defaultClientID,
-                    authentication: .clientSecretBasic(secret: "tv-secret"))
+                    authentication: .clientSecretPost(secret: "tv-secret"))
             ]
             $0.defaultScript = .approve(afterPolls: 2)
         }
