@@ -28,7 +28,10 @@ extension LoginSettings {
         let given = providerSettingOptions.filter { options.has($0.option) }
         guard let name = options.value("provider") else {
             if let first = given.first {
-                throw UsageError("--\(first.option) is only used with --provider", command: command)
+                let source =
+                    options.isFromEnvironment(first.option)
+                    ? " (from \(OptionSpec.value(first.option, "", "").environmentVariable))" : ""
+                throw UsageError("--\(first.option)\(source) is only used with --provider", command: command)
             }
             return nil
         }

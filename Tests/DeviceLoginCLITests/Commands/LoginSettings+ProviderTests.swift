@@ -75,6 +75,18 @@ struct LoginSettingsProviderTests {
             let error = await usageError(words + ["--client-id", "app"])
             #expect(error?.hasPrefix(message) == true, "\(words): \(error ?? "accepted")")
         }
+        // A setting from the environment says where it came from.
+        do {
+            let parsed = try ArgumentParser.parse(
+                ["--issuer", "https://a.example", "--client-id", "app"], options: LoginSettings.options,
+                command: "login", environment: ["DEVICE_LOGIN_REALM": "ops"])
+            _ = try await LoginSettings.parse(parsed)
+            Issue.record("a realm without --provider was accepted")
+        } catch let error as UsageError {
+            #expect(error.message == "--realm (from DEVICE_LOGIN_REALM) is only used with --provider")
+        } catch {
+            Issue.record("\(error)")
+        }
         // No client ID ships with a preset, and the error says so.
         #expect(
             await usageError(["--provider", "github"])
