@@ -8,6 +8,8 @@ extension DeviceLoginError {
     /// - `unauthorized_client` from the device authorization or token endpoint: RFC 6749 §5.2, "the authenticated
     ///   client is not authorized to use this authorization grant type": the client is not allowed the Device
     ///   Authorization Grant. ``Reason/Kind/deviceGrantNotAllowed``.
+    /// - GitHub's `device_flow_disabled`: the app has not enabled Device Flow in its settings.
+    ///   ``Reason/Kind/deviceGrantNotAllowed``.
     ///
     /// The hints name no command or flag: an app that embeds the library has none.
     func advisingOnKnownRefusal() -> DeviceLoginError {
@@ -23,6 +25,11 @@ extension DeviceLoginError {
             advised.hint =
                 "this client may not use the device flow: enable the Device Authorization Grant (device code) for "
                 + "the client at the provider, or use a client that has it"
+            advised.reason = .deviceGrantNotAllowed
+        } else if error.code.rawValue == "device_flow_disabled" {
+            advised.hint =
+                "GitHub has the device flow turned off for this app: tick \"Enable Device Flow\" in the app's settings "
+                + "(GitHub App or OAuth app, under Developer settings)"
             advised.reason = .deviceGrantNotAllowed
         }
         return advised

@@ -13,6 +13,8 @@ extension DeviceLoginError {
                 case pendingSignInBusy
                 // Known refusals of the device flow: DeviceLoginError+KnownRefusals.swift.
                 case conditionalAccessBlocked, deviceGrantNotAllowed
+                // Provider presets: Providers/.
+                case providerSetting
             }
             private let value: Value
 
@@ -40,6 +42,10 @@ extension DeviceLoginError {
             /// The client may not use the device authorization grant (`unauthorized_client`). Advice: enable the
             /// Device Authorization Grant for the client at the provider.
             public static let deviceGrantNotAllowed = Kind(value: .deviceGrantNotAllowed)
+            /// A provider preset's setting (``Reason/providerParameter``) is missing, not taken by the preset, or not
+            /// a valid value (``ProviderPreset/resolve(_:)``). Advice: give that setting as the preset's
+            /// documentation says.
+            public static let providerSetting = Kind(value: .providerSetting)
 
             public var description: String { value.rawValue }
         }
@@ -71,6 +77,8 @@ extension DeviceLoginError {
         public private(set) var formatVersion: Int?
         /// The ID of the process at fault, for ``Kind/pendingSignInBusy``, when known.
         public private(set) var processID: Int?
+        /// The preset's setting at fault, for ``Kind/providerSetting``.
+        public private(set) var providerParameter: ProviderPreset.Parameter?
 
         /// `endpoint` is in neither the server's metadata nor the configuration.
         public static func missingEndpoint(_ endpoint: Endpoint) -> Reason {
@@ -85,6 +93,11 @@ extension DeviceLoginError {
 
         /// The client may not use the device authorization grant.
         public static let deviceGrantNotAllowed = Reason(kind: .deviceGrantNotAllowed)
+
+        /// A provider preset's setting `parameter` is missing, not taken, or not valid.
+        public static func providerSetting(_ parameter: ProviderPreset.Parameter) -> Reason {
+            Reason(kind: .providerSetting, providerParameter: parameter)
+        }
 
         /// Nobody is signed in to `profile` (any more).
         public static func notSignedIn(profile: String) -> Reason {
@@ -114,6 +127,7 @@ extension DeviceLoginError {
             if let path { facts.append("path: \(path)") }
             if let formatVersion { facts.append("version: \(formatVersion)") }
             if let processID { facts.append("pid: \(processID)") }
+            if let providerParameter { facts.append("setting: \(providerParameter)") }
             return facts.isEmpty ? kind.description : "\(kind)(\(facts.joined(separator: ", ")))"
         }
     }

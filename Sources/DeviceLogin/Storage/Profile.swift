@@ -51,6 +51,9 @@ public struct Profile: Sendable, Hashable {
     /// Whether the tokens are bound to a DPoP key (RFC 9449): every refresh must then be proven with that key, kept
     /// beside the profile (``FileTokenStore/loadDPoPKey(profile:)``).
     public var usesDPoP: Bool
+    /// The provider preset the profile was signed in with (``ProviderPreset/name``), for people; nil when none was
+    /// used. Nothing depends on it: the endpoints are saved themselves.
+    public var provider: String?
 
     /// The most URL bindings a profile keeps: 64.
     public static let maximumBindings = 64
@@ -74,6 +77,7 @@ public struct Profile: Sendable, Hashable {
     ///   - bindings: The URL prefixes the profile serves.
     ///   - username: The user name the credential helpers give; nil for ``defaultUsername``.
     ///   - usesDPoP: Whether the tokens are bound to a DPoP key.
+    ///   - provider: The provider preset used, if any.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name, more
     ///   than ``maximumBindings`` bindings or an invalid user name.
     public init(
@@ -88,7 +92,8 @@ public struct Profile: Sendable, Hashable {
         allowInsecureHTTP: Bool = false,
         bindings: [URLBinding] = [],
         username: String? = nil,
-        usesDPoP: Bool = false
+        usesDPoP: Bool = false,
+        provider: String? = nil
     ) throws {
         try Self.validate(name: name)
         guard bindings.count <= Self.maximumBindings else {
@@ -108,6 +113,7 @@ public struct Profile: Sendable, Hashable {
         self.bindings = bindings
         self.username = username
         self.usesDPoP = usesDPoP
+        self.provider = provider
     }
 
     /// Creates a profile from the client configuration used to sign in.
@@ -119,6 +125,7 @@ public struct Profile: Sendable, Hashable {
     ///   - storingSecret: Whether to keep the client secret in the profile (only when the user asked for it).
     ///   - bindings: The URL prefixes the profile serves.
     ///   - username: The user name the credential helpers give; nil for ``defaultUsername``.
+    ///   - provider: The provider preset used, if any.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name.
     ///
     /// The profile uses DPoP when the client has a DPoP key (``ClientConfiguration/dpop``).
@@ -129,14 +136,15 @@ public struct Profile: Sendable, Hashable {
         client: ClientConfiguration,
         storingSecret: Bool = false,
         bindings: [URLBinding] = [],
-        username: String? = nil
+        username: String? = nil,
+        provider: String? = nil
     ) throws {
         try self.init(
             name: name, issuer: issuer, endpoints: endpoints, clientID: client.clientID, scopes: client.scopes,
             resources: client.resources, clientAuthentication: client.authentication.method,
             clientSecret: storingSecret ? client.authentication.secret : nil,
             allowInsecureHTTP: client.allowInsecureHTTP, bindings: bindings, username: username,
-            usesDPoP: client.dpop != nil
+            usesDPoP: client.dpop != nil, provider: provider
         )
     }
 
@@ -219,6 +227,7 @@ extension Profile: Codable {
         case allowInsecureHTTP = "allow_insecure_http"
         case bindings, username
         case usesDPoP = "dpop"
+        case provider
     }
 
     /// Reads a profile, validating its name.
@@ -238,7 +247,8 @@ extension Profile: Codable {
             allowInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowInsecureHTTP) ?? false,
             bindings: try container.decodeIfPresent([URLBinding].self, forKey: .bindings) ?? [],
             username: try container.decodeIfPresent(String.self, forKey: .username),
-            usesDPoP: try container.decodeIfPresent(Bool.self, forKey: .usesDPoP) ?? false
+            usesDPoP: try container.decodeIfPresent(Bool.self, forKey: .usesDPoP) ?? false,
+            provider: try container.decodeIfPresent(String.self, forKey: .provider)
         )
     }
 
@@ -257,6 +267,7 @@ extension Profile: Codable {
         if !bindings.isEmpty { try container.encode(bindings, forKey: .bindings) }
         try container.encodeIfPresent(username, forKey: .username)
         if usesDPoP { try container.encode(usesDPoP, forKey: .usesDPoP) }
+        try container.encodeIfPresent(provider, forKey: .provider)
     }
 }
 

@@ -75,7 +75,8 @@ enum DetachedSignIn {
         // The bindings and user name as given: `--resume` merges them with the saved profile as login does.
         let profile = try Profile(
             name: settings.profile, issuer: settings.issuer, endpoints: endpoints, client: settings.client,
-            storingSecret: settings.storeSecret, bindings: settings.bindings, username: settings.username
+            storingSecret: settings.storeSecret, bindings: settings.bindings, username: settings.username,
+            provider: settings.provider?.preset
         )
         return try await busyAsExitCode(context: context) {
             try await store.withPendingPolling(profile: settings.profile) {
@@ -242,7 +243,8 @@ enum DetachedSignIn {
             issuer: profile.issuer, client: client, json: options.flag("json"),
             caFile: options.value("ca-file") ?? pending.caFile, storeSecret: profile.clientSecret != nil,
             profile: profile.name, bindings: profile.bindings, username: profile.username, timeout: timeout,
-            dpop: client.dpop != nil, presentation: presentation, savedEndpoints: profile.endpoints
+            dpop: client.dpop != nil, presentation: presentation, savedEndpoints: profile.endpoints,
+            resumedProvider: profile.provider
         )
     }
 

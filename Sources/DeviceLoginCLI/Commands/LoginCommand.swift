@@ -35,13 +35,23 @@ enum LoginCommand {
             prompt. --notify-command CMD hands the authorization event to CMD's stdin once the code is ready,
             e.g. to send it to a phone. See docs/events.md.
 
-            Example:
+            --provider fills the endpoints and quirks of a known provider (see `device-login providers`); what
+            is given explicitly (--issuer, the endpoint options, --scope) wins. No client ID ships with a
+            preset: --client-id stays your own app's. --dry-run prints the endpoints, scopes, parameters and
+            client a sign-in would use, and sends nothing.
+
+            Examples:
               device-login login --issuer https://auth.example.com --client-id my-device-app
+              device-login login --provider github --client-id YOUR_APP_CLIENT_ID
             """,
         run: { options, context in
             if options.flag("resume") { return try await DetachedSignIn.resume(options, context: context) }
             let settings = try await LoginSettings.parse(options)
             for warning in settings.warnings { context.stderr.line("device-login: warning: " + warning) }
+            if options.flag("dry-run") {
+                return try LoginDryRun(settings, environment: context.environment)
+                    .write(json: settings.json, to: context)
+            }
             let transport = context.makeTransport(TransportOptions(caFile: settings.caFile))
             return try await perform(settings, transport: transport, context: context)
         }
@@ -94,7 +104,10 @@ enum LoginCommand {
             name: settings.profile, issuer: settings.issuer, endpoints: result.endpoints,
             client: settings.client, storingSecret: settings.storeSecret,
             bindings: settings.bindings.isEmpty ? saved?.bindings ?? [] : settings.bindings,
-            username: settings.username ?? saved?.username
+            username: settings.username ?? saved?.username,
+            // A profile signed in again (no preset given) keeps the name of the preset it was first signed in with.
+            provider: settings.provider?.preset ?? settings.resumedProvider
+                ?? (settings.savedEndpoints == nil ? nil : saved?.provider)
         )
         // Without a store too: the state verifies the ID token, for the confirmation.
         let state = TokenState(

@@ -40,6 +40,12 @@ struct LoginSettings: Sendable, Equatable {
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
     /// are, without discovery; nil for `login`, which discovers or takes the endpoint options.
     var savedEndpoints: ServerEndpoints? = nil
+    /// The provider preset `--provider` named, resolved (``LoginSettings/provider(_:command:)``); its issuer,
+    /// endpoints and scopes are already in the fields above wherever the user gave none.
+    var provider: ResolvedProvider? = nil
+    /// The preset name of a sign-in resumed from a pending one (`login --resume`), saved with the profile as
+    /// `provider` would be.
+    var resumedProvider: String? = nil
 
     /// The option table of `login` (also used by `demo` for the options that make sense there).
     static let options: [OptionSpec] =
@@ -80,7 +86,9 @@ struct LoginSettings: Sendable, Equatable {
                 "dpop",
                 "Bind the tokens to a new DPoP key (RFC 9449), saved beside the profile: a copy of the tokens"
                     + " is useless without it."),
-        ] + DetachedSignIn.options
+        ] + DetachedSignIn.options + providerOptions + [
+            .flag("dry-run", "Print the endpoints, scopes, parameters and client that would be used; send nothing.")
+        ]
 
     /// Reads the settings.
     /// - Parameter secrets: Where `--client-secret -` and `--client-secret-file` are read from.
@@ -99,13 +107,19 @@ struct LoginSettings: Sendable, Equatable {
             }
             return url
         }
+        let provider = try provider(options, command: command)
         guard let clientID = options.value("client-id"), !clientID.isEmpty else {
-            throw UsageError("missing --client-id (or DEVICE_LOGIN_CLIENT_ID)", command: command)
+            // Presets carry no client ID: device-code phishing reuses well-known public ones.
+            let why = provider.map { "; presets carry no client ID: register your own app with \($0.preset)" } ?? ""
+            throw UsageError("missing --client-id (or DEVICE_LOGIN_CLIENT_ID)" + why, command: command)
         }
-        let issuer = options.value("issuer")
+        // What the user gives wins over the preset's; the preset's endpoints belong to its own issuer, so they go
+        // with an --issuer given.
+        let known = options.has("issuer") ? nil : provider
+        let issuer = options.value("issuer") ?? known?.issuer
         _ = try url("issuer")
-        let device = try url("device-authorization-endpoint")
-        let token = try url("token-endpoint")
+        let device = try url("device-authorization-endpoint") ?? known?.deviceAuthorizationEndpoint
+        let token = try url("token-endpoint") ?? known?.tokenEndpoint
         if issuer == nil, device == nil || token == nil {
             throw UsageError(
                 "give --issuer, or both --device-authorization-endpoint and --token-endpoint", command: command
@@ -131,6 +145,7 @@ struct LoginSettings: Sendable, Equatable {
             }
         }
         let scopeWords = options.list("scope").flatMap { $0.split(separator: " ").map(String.init) }
+        let scopes = options.has("scope") ? scopeWords : provider?.defaultScopes
         let qr = try qrMode(options, command: command)
         let profile = options.value("profile") ?? "default"
         let forList = options.list("for")
@@ -158,7 +173,8 @@ struct LoginSettings: Sendable, Equatable {
         // Last, once every other option is known to be good: this may read a file or standard input.
         let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
         let authentication: ClientAuthentication
-        switch (secret?.value, options.value("client-auth") ?? "basic") {
+        let preferred = provider?.clientAuthentication == .clientSecretPost ? "post" : "basic"
+        switch (secret?.value, options.value("client-auth") ?? preferred) {
         case (nil, _): authentication = .none
         case (let secret?, "basic"): authentication = .clientSecretBasic(secret: secret)
         case (let secret?, "post"): authentication = .clientSecretPost(secret: secret)
@@ -168,16 +184,22 @@ struct LoginSettings: Sendable, Equatable {
             issuer: issuer,
             client: ClientConfiguration(
                 clientID: clientID, authentication: authentication,
-                scopes: options.has("scope") ? scopeWords : nil, resources: options.list("resource"),
+                scopes: scopes, resources: options.list("resource"),
                 additionalParameters: parameters, additionalHeaders: headers,
                 allowInsecureHTTP: options.flag("allow-insecure-http")
             ),
             deviceAuthorizationEndpoint: device, tokenEndpoint: token,
-            revocationEndpoint: try url("revocation-endpoint"), userinfoEndpoint: try url("userinfo-endpoint"),
+            revocationEndpoint: try url("revocation-endpoint") ?? known?.revocationEndpoint,
+            userinfoEndpoint: try url("userinfo-endpoint") ?? known?.userinfoEndpoint,
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
-            detach: options.flag("detach"), presentation: presentation, warnings: secret?.warnings ?? []
+            detach: options.flag("detach"), presentation: presentation,
+            warnings: (secret?.warnings ?? [])
+                + (provider.map {
+                    providerWarnings($0, scopes: scopes ?? [], parameters: parameters, hasSecret: secret != nil)
+                } ?? []),
+            provider: provider
         )
     }
 

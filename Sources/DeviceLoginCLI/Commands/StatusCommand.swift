@@ -180,6 +180,9 @@ enum StatusCommand {
                 lines.append("  profile:        \(name)")
                 let issuer = profile.issuer ?? profile.endpoints.token.absoluteString
                 let scopes = tokens.scope ?? (profile.scopes ?? []).joined(separator: " ")
+                if let provider = profile.provider {
+                    lines.append("  provider:       " + TerminalText.clean(provider))
+                }
                 lines.append("  issuer:         " + TerminalText.clean(issuer))
                 lines.append("  client ID:      " + TerminalText.clean(profile.clientID))
                 lines.append("  scopes:         " + TerminalText.clean(scopes))
@@ -273,6 +276,7 @@ enum StatusCommand {
             let profile = record.profile
             object["issuer"] = profile.issuer.map(JSONValue.string) ?? .null
             object["client_id"] = .string(profile.clientID)
+            if let provider = profile.provider { object["provider"] = .string(provider) }
             object["bindings"] = .array(profile.bindings.map { .string($0.description) })
             object["username"] = .string(profile.effectiveUsername)
             object["dpop"] = .bool(profile.usesDPoP)

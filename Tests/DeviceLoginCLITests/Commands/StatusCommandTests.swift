@@ -115,8 +115,19 @@ struct StatusCommandTests {
         #expect(json.contains(#""email":"x\u2028y""#))
     }
 
+    @Test("a profile signed in with --provider: a provider line after the profile's, and \"provider\" in JSON")
+    func provider() throws {
+        let tokens = TokenSet(accessToken: "at", expiresAt: Self.now.addingTimeInterval(3600), issuedAt: Self.now)
+        let report = try Self.report(tokens, provider: "keycloak")
+        #expect(report.lines[1...2] == ["  profile:        default", "  provider:       keycloak"])
+        #expect(report.json["provider"] == .string("keycloak"))
+        let plain = try Self.report(tokens)
+        #expect(!plain.lines.contains { $0.contains("provider:") })
+        #expect(plain.json["provider"] == nil)
+    }
+
     private static func report(
-        _ tokens: TokenSet, verification: IDTokenVerification? = nil
+        _ tokens: TokenSet, verification: IDTokenVerification? = nil, provider: String? = nil
     ) throws -> StatusCommand.Report {
         let endpoints = ServerEndpoints(
             issuer: ProfileFixture.issuer,
@@ -125,7 +136,7 @@ struct StatusCommandTests {
         )
         let profile = try Profile(
             issuer: ProfileFixture.issuer, endpoints: endpoints,
-            clientID: ProfileFixture.clientID)
+            clientID: ProfileFixture.clientID, provider: provider)
         return StatusCommand.Report(
             name: "default", path: "/home/ada/.local/state/device-login/default.json",
             record: ProfileRecord(profile: profile, tokens: tokens), now: now, others: [], verification: verification)

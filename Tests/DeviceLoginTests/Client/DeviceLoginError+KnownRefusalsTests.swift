@@ -22,6 +22,7 @@ struct DeviceLoginErrorKnownRefusalsTests {
             ),
             (OAuthError(code: .unauthorizedClient, description: "Grant type not allowed"), "deviceGrantNotAllowed"),
             (OAuthError(code: .unauthorizedClient, description: aadsts53003), "conditionalAccessBlocked"),
+            (OAuthError(code: OAuthError.Code(rawValue: "device_flow_disabled")), "deviceGrantNotAllowed"),
             (OAuthError(code: .invalidGrant, description: "AADSTS50076: MFA required"), nil as String?),
             (
                 OAuthError(code: .invalidGrant, additionalFields: ["error_codes": .array([.number(50076)])]),
@@ -60,10 +61,23 @@ struct DeviceLoginErrorKnownRefusalsTests {
         #expect(error.reason == .deviceGrantNotAllowed)
     }
 
+    @Test("GitHub's device_flow_disabled: Device Flow is off in the app's settings; tick it there")
+    func githubDeviceFlowDisabled() throws {
+        let error = DeviceLoginError.server(
+            OAuthError(code: OAuthError.Code(rawValue: "device_flow_disabled")), while: "the request"
+        ).advisingOnKnownRefusal()
+        #expect(
+            error.hint
+                == "GitHub has the device flow turned off for this app: tick \"Enable Device Flow\" in the app's "
+                + "settings (GitHub App or OAuth app, under Developer settings)")
+        #expect(error.reason == .deviceGrantNotAllowed)
+    }
+
     @Test("The advice names no command and no flag: an embedding app has neither")
     func noFlags() {
         for error in [
             OAuthError(code: .invalidGrant, description: Self.aadsts53003), OAuthError(code: .unauthorizedClient),
+            OAuthError(code: OAuthError.Code(rawValue: "device_flow_disabled")),
         ] {
             let hint = DeviceLoginError.server(error, while: "x").advisingOnKnownRefusal().hint ?? ""
             #expect(!hint.contains("--") && !hint.contains("device-login"), "\(hint)")

@@ -33,6 +33,7 @@ import Testing
         (.notSignedIn(profile: "work"), "notSignedIn(profile: work)"),
         (.storeLocked(path: "/s/default.lock"), "storeLocked(path: /s/default.lock)"),
         (.storeFromNewerVersion(path: "/s/x.json", version: 2), "storeFromNewerVersion(path: /s/x.json, version: 2)"),
+        (.providerSetting(.realm), "providerSetting(setting: realm)"),
     ])
     func description(reason: DeviceLoginError.Reason, text: String) {
         #expect(reason.description == text)

@@ -118,4 +118,16 @@ import Testing
         #expect(!plain.usesDPoP)
         #expect(!String(decoding: try encoder.encode(plain), as: UTF8.self).contains("dpop"))
     }
+
+    @Test func theProviderPresetIsStoredWhenOneWasUsedAndLeftOutOtherwise() throws {
+        let profile = try Profile(endpoints: Fixtures.endpoints, client: Fixtures.client, provider: "keycloak")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(profile), as: UTF8.self)
+        #expect(text.contains(#""provider":"keycloak""#))
+        #expect(try JSONDecoder().decode(Profile.self, from: Data(text.utf8)).provider == "keycloak")
+        let plain = try Profile(endpoints: Fixtures.endpoints, client: Fixtures.client)
+        #expect(plain.provider == nil)
+        #expect(!String(decoding: try encoder.encode(plain), as: UTF8.self).contains(#""provider":"#))
+    }
 }
