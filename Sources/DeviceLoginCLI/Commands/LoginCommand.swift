@@ -27,6 +27,7 @@ enum LoginCommand {
             Example:
               device-login login --issuer https://auth.example.com --client-id my-device-app
             """,
+        exitCodes: ExitCode.signIn,
         run: { options, context in
             let settings = try await LoginSettings.parse(options)
             for warning in settings.warnings { context.stderr.line("device-login: warning: " + warning) }

@@ -22,6 +22,8 @@ enum StatusCommand {
             (jwks_uri) and whose claims fit; the verdict is kept with the tokens, so status sends no request
             unless the ID token has not been judged yet.
             """,
+        exitCodes: ExitCode.session,
+        exitMeanings: [.notSignedIn: "not signed in: the profile has no tokens, or is not saved"],
         run: run
     )
 
