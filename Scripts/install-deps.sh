@@ -17,6 +17,9 @@ else
     # The integration tests drive the real clients: git (git http-backend), curl, and kubectl (Debian's
     # kubernetes-client, only when no kubectl is installed).
     [ "$want_test" = 1 ] && packages+=(zbar-tools openssl python3-pip git curl)
+    # The completion and man page tests: bash runs the completion function, fish and zsh check their scripts, and
+    # groff and man render device-login(1).
+    [ "$want_test" = 1 ] && packages+=(groff-base man-db zsh fish)
     [ "$want_test" = 1 ] && ! command -v kubectl >/dev/null && packages+=(kubernetes-client)
     missing=()
     for p in "${packages[@]}"; do
