@@ -53,7 +53,7 @@ enum ExecCommand {
             """,
         exitCodes: ExitCode.session + [ExitCode(rawValue: 126), ExitCode(rawValue: 127)],
         exitMeanings: [
-            ExitCode(rawValue: 126): "COMMAND cannot be run (otherwise: COMMAND's own exit status)",
+            ExitCode(rawValue: 126): "COMMAND was found but cannot be run",
             ExitCode(rawValue: 127): "COMMAND is not found",
         ],
         run: run

@@ -64,7 +64,13 @@ extension CompletionScript {
             "    esac",
             "}",
             "",
-            "_device-login \"$@\"",
+            "# Autoloaded from $fpath, this file is the function: complete. Sourced (source <(device-login completion",
+            "# zsh), after compinit): register it.",
+            "if [[ ${funcstack[1]-} == _device-login ]]; then",
+            "    _device-login \"$@\"",
+            "else",
+            "    compdef _device-login device-login",
+            "fi",
         ]
         return lines.joined(separator: "\n") + "\n"
     }
