@@ -58,14 +58,15 @@ enum ManPage {
 
         page.section("EXIT STATUS")
         for code in ExitCode.allCases {
+            if code == .hangUp { page.tagged(bold: "126, 127", "exec: COMMAND cannot be run, or is not found") }
             page.tagged(bold: String(code.rawValue), code.meaning)
         }
-        page.tagged(bold: "126, 127", "exec: COMMAND cannot be run, or is not found")
         page.paragraph()
         page.text("exec otherwise exits with its command's own status.")
 
         page.section("EXAMPLES")
         for (title, lines) in examples {
+            page.paragraph()
             page.text(title)
             page.verbatim(lines)
         }
