@@ -48,7 +48,8 @@ extension CompletionScript {
                 specs.append(
                     zshQuoted("1:\(command.positionalSynopsis):(\(command.positionalWords.joined(separator: " ")))"))
             } else if command.positionalSynopsis.hasPrefix("-- ") {
-                specs.append(zshQuoted("*::command:_normal"))
+                // After `--`: the command, completed as zsh completes it at the prompt (git's subcommands too).
+                specs.append(zshQuoted("*:: :{ [[ $words[1] == -- ]] && { shift words; (( CURRENT-- )) }; _normal }"))
             }
             lines.append("            _arguments -S \\")
             lines += specs.enumerated().map { index, spec in

@@ -168,6 +168,69 @@ struct CompletionScriptTests {
         #expect(String(decoding: loads.stdout, as: UTF8.self) == "_device-login\n")
     }
 
+    /// What zsh's completion system offers for each of `lines`, with the script installed in `$fpath`: one
+    /// interactive zsh on a pseudo-terminal (zsh's own `zpty`) gets each line and a key bound to a widget that
+    /// completes and then shows a marker, with `compadd` wrapped to write every match it is given to a file per
+    /// line. The driver reads the terminal up to the marker, so it knows the completion has run (no sleeping, no
+    /// typing ahead), then clears the line for the next.
+    private static func zshCompletions(_ lines: [String], zsh: String) async throws -> [Set<String>] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dl-zsh-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = CompletionScript.render(.zsh, commands: CLI.commands)
+        try Data(script.utf8).write(to: directory.appendingPathComponent("_device-login"))
+        let driver = """
+            zmodload zsh/zpty
+            zpty z zsh -f -i
+            zpty -w z 'PROMPT=""; RPROMPT=""; fpath=(\(directory.path) $fpath); autoload -Uz compinit; compinit -u -D'
+            zpty -w z 'compadd() { local -a hits; builtin compadd -O hits "$@"; print -rl -- $hits >> $hitsfile; builtin compadd "$@" }'
+            zpty -w z 'completed() { zle complete-word; zle -M "COMPLETION""FINISHED" }; zle -N completed; bindkey "^X" completed'
+            for (( i = 1; i <= $#; i++ )); do
+                zpty -w z "hitsfile=\(directory.path)/hits.$i; print RE\"\"ADY"
+                zpty -r z line '*READY*'
+                zpty -n -w z "${@[i]}"$'\\C-x'
+                zpty -r z line '*COMPLETIONFINISHED*'
+                zpty -n -w z $'\\C-e\\C-u'
+            done
+            zpty -d z
+            """
+        let driverFile = directory.appendingPathComponent("driver.zsh")
+        try Data(driver.utf8).write(to: driverFile)
+        let result = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/timeout"), ["60", zsh, "-f", driverFile.path] + lines,
+            environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path, "TERM": "dumb"])
+        #expect(result.status == 0, "zsh: \(String(decoding: result.stderr, as: UTF8.self))")
+        return lines.indices.map { index in
+            let file = directory.appendingPathComponent("hits.\(index + 1)")
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            return Set(text.split(separator: "\n").map(String.init))
+        }
+    }
+
+    @Test(
+        "zsh completes commands, each command's options and values, in a real completion",
+        .enabled(if: installed("zsh") != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/timeout")))
+    func zshCompletes() async throws {
+        let zsh = try #require(Self.installed("zsh"))
+        let fixed: [(String, Set<String>)] = [
+            ("device-login lo", ["login", "logout"]),
+            ("device-login login --qr ", ["auto", "always", "never"]),
+            ("device-login login --client-auth=", ["basic", "post"]),
+            ("device-login git-credential ", ["get", "store", "erase"]),
+            ("device-login completion ", ["bash", "zsh", "fish"]),
+            ("device-login help ", Set(CLI.commands.map(\.name))),
+        ]
+        let perCommand = CLI.commands.map { command in
+            ("device-login \(command.name) --", Set(command.options.map { "--" + $0.name }))
+        }
+        let cases = fixed + perCommand
+        let offered = try await Self.zshCompletions(cases.map(\.0) + ["device-login exec --profile w -- tru"], zsh: zsh)
+        for ((line, expected), got) in zip(cases, offered) {
+            #expect(got == expected, "zsh: \(line)")
+        }
+        #expect(offered.last?.contains("true") == true, "zsh: exec's command")
+    }
+
     @Test("the bash script passes bash -n")
     func bashSyntax() async throws {
         let script = CompletionScript.render(.bash, commands: CLI.commands)
