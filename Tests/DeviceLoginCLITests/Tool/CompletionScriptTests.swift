@@ -4,8 +4,9 @@ import Testing
 
 @testable import DeviceLoginCLI
 
-/// The completion scripts: bash's function is run for real, fish's `complete -C` too when fish is installed, zsh's
-/// script is syntax-checked when zsh is installed; every option of every table must be in each script.
+/// The completion scripts, each run for real: bash's function with `COMP_WORDS`, fish's `complete -C`, and zsh's
+/// completion system in an interactive zsh on a pseudo-terminal (fish and zsh when installed: Debian's `fish` and
+/// `zsh`, which `Scripts/install-deps.sh --test` installs); every option of every table must be in each script.
 @Suite("Completion scripts")
 struct CompletionScriptTests {
     private let snapshots = SnapshotDirectory(beside: #filePath)
