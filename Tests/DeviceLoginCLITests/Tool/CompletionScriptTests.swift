@@ -79,14 +79,20 @@ struct CompletionScriptTests {
         #expect(try await Self.bash(["device-login", "exec", "--", "tru"]).contains("true"))
     }
 
-    @Test("bash completes --profile from the profiles on disk, and a file for --ca-file")
-    func bashProfilesAndFiles() async throws {
+    /// A profile directory with profiles `work` and `default` (and a lock and a key file, which are no profiles).
+    private static func profileDirectory() throws -> URL {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("dl-profiles-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: home) }
         for file in ["work.json", "default.json", "work.lock", "work.dpop.jwk"] {
             try Data("{}".utf8).write(to: home.appendingPathComponent(file))
         }
+        return home
+    }
+
+    @Test("bash completes --profile from the profiles on disk, and a file for --ca-file")
+    func bashProfilesAndFiles() async throws {
+        let home = try Self.profileDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
         let environment = ["DEVICE_LOGIN_HOME": home.path]
         #expect(
             Set(try await Self.bash(["device-login", "token", "--profile", ""], environment: environment))
@@ -137,8 +143,12 @@ struct CompletionScriptTests {
     func fish() async throws {
         let fish = try #require(Self.installed("fish"))
         let script = CompletionScript.render(.fish, commands: CLI.commands)
+        let profiles = try Self.profileDirectory()
+        defer { try? FileManager.default.removeItem(at: profiles) }
         func complete(_ line: String) async throws -> [String] {
-            let result = try await Self.run(fish, "source $argv[-1]; and complete -C '\(line)'", script: script)
+            let result = try await Self.run(
+                fish, "source $argv[-1]; and complete -C '\(line)'", script: script,
+                environment: ["DEVICE_LOGIN_HOME": profiles.path])
             #expect(result.status == 0, "fish: \(String(decoding: result.stderr, as: UTF8.self))")
             return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").map {
                 String($0.prefix { $0 != "\t" })
@@ -148,6 +158,7 @@ struct CompletionScriptTests {
         #expect(try await complete("device-login login --is") == ["--issuer"])
         #expect(Set(try await complete("device-login login --qr ")) == ["auto", "always", "never"])
         #expect(Set(try await complete("device-login git-credential ")).isSuperset(of: ["get", "store", "erase"]))
+        #expect(Set(try await complete("device-login token --profile ")) == ["work", "default"])
         for command in CLI.commands {
             let offered = Set(try await complete("device-login \(command.name) --"))
             #expect(offered == Set(command.options.map { "--" + $0.name }), "fish: \(command.name)")
@@ -174,7 +185,7 @@ struct CompletionScriptTests {
     /// completes and then shows a marker, with `compadd` wrapped to write every match it is given to a file per
     /// line. The driver reads the terminal up to the marker, so it knows the completion has run (no sleeping, no
     /// typing ahead), then clears the line for the next.
-    private static func zshCompletions(_ lines: [String], zsh: String) async throws -> [Set<String>] {
+    private static func zshCompletions(_ lines: [String], zsh: String, profiles: URL) async throws -> [Set<String>] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dl-zsh-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -199,7 +210,9 @@ struct CompletionScriptTests {
         try Data(driver.utf8).write(to: driverFile)
         let result = try await ChildProcess.run(
             URL(fileURLWithPath: "/usr/bin/timeout"), ["60", zsh, "-f", driverFile.path] + lines,
-            environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path, "TERM": "dumb"])
+            environment: [
+                "PATH": "/usr/bin:/bin", "HOME": directory.path, "TERM": "dumb", "DEVICE_LOGIN_HOME": profiles.path,
+            ])
         #expect(result.status == 0, "zsh: \(String(decoding: result.stderr, as: UTF8.self))")
         return lines.indices.map { index in
             let file = directory.appendingPathComponent("hits.\(index + 1)")
@@ -224,8 +237,11 @@ struct CompletionScriptTests {
         let perCommand = CLI.commands.map { command in
             ("device-login \(command.name) --", Set(command.options.map { "--" + $0.name }))
         }
-        let cases = fixed + perCommand
-        let offered = try await Self.zshCompletions(cases.map(\.0) + ["device-login exec --profile w -- tru"], zsh: zsh)
+        let cases = fixed + perCommand + [("device-login token --profile ", ["work", "default"])]
+        let profiles = try Self.profileDirectory()
+        defer { try? FileManager.default.removeItem(at: profiles) }
+        let offered = try await Self.zshCompletions(
+            cases.map(\.0) + ["device-login exec --profile w -- tru"], zsh: zsh, profiles: profiles)
         for ((line, expected), got) in zip(cases, offered) {
             #expect(got == expected, "zsh: \(line)")
         }
