@@ -29,6 +29,9 @@ else
     # kubernetes-client, only when no kubectl is installed). python3-venv: the end-to-end test packages go into a
     # virtual environment (Debian's python3 refuses pip outside one, PEP 668).
     [ "$want_test" = 1 ] && packages+=(zbar-tools openssl python3 python3-venv git curl)
+    # The completion and man page tests: bash runs the completion function, fish and zsh check their scripts, and
+    # groff and man render device-login(1).
+    [ "$want_test" = 1 ] && packages+=(groff-base man-db zsh fish)
     [ "$want_test" = 1 ] && ! command -v kubectl >/dev/null && packages+=(kubernetes-client)
     missing=()
     for p in "${packages[@]}"; do

@@ -2,9 +2,9 @@
 /// options, and environment variables as fallbacks (`DEVICE_LOGIN_<NAME>`).
 enum ArgumentParser {
     /// Words that count as true for a flag given through the environment.
-    private static let trueWords: Set<String> = ["1", "true", "yes", "on"]
+    static let trueWords = ["1", "true", "yes", "on"]
     /// Words that count as false for a flag given through the environment.
-    private static let falseWords: Set<String> = ["", "0", "false", "no", "off"]
+    static let falseWords = ["0", "false", "no", "off", ""]
     /// The longest argument accepted, to bound what is kept.
     static let maximumArgumentLength = 16_384
 
@@ -45,7 +45,10 @@ enum ArgumentParser {
                 continue
             }
             guard word.hasPrefix("--") else {
-                throw UsageError("unknown option '\(word)'", command: command)
+                // `-profile` for `--profile`: one dash short is one edit.
+                let message = Suggestion.message(
+                    "unknown option '\(word)'", for: word, among: options.map { "--" + $0.name })
+                throw UsageError(message, command: command)
             }
             let body = word.dropFirst(2)
             let name: String
@@ -57,7 +60,9 @@ enum ArgumentParser {
                 name = String(body)
             }
             guard let spec = options.first(where: { $0.name == name }) else {
-                throw UsageError("unknown option '--\(name)'", command: command)
+                let message = Suggestion.message(
+                    "unknown option '--\(name)'", for: "--" + name, among: options.map { "--" + $0.name })
+                throw UsageError(message, command: command)
             }
             if spec.valueName == nil {
                 if inlineValue != nil { throw UsageError("option '--\(name)' takes no value", command: command) }
@@ -97,7 +102,11 @@ enum ArgumentParser {
                 if trueWords.contains(word) {
                     parsed.append("", for: spec.name)
                 } else if !falseWords.contains(word) {
-                    throw UsageError("\(spec.environmentVariable) must be 1 or 0, not '\(raw)'", command: command)
+                    let unset = falseWords.filter { !$0.isEmpty }.joined(separator: ", ")
+                    throw UsageError(
+                        "\(spec.environmentVariable) must be one of \(trueWords.joined(separator: ", ")) (to set"
+                            + " --\(spec.name)) or \(unset) (or empty, to leave it unset), not '\(raw)'",
+                        command: command)
                 }
             } else if spec.repeatable {
                 let words = raw.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)

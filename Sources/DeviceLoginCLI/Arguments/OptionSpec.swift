@@ -8,15 +8,18 @@ struct OptionSpec: Sendable, Hashable {
     let repeatable: Bool
     /// One line of help.
     let help: String
+    /// The words the value must be one of, when the option takes one of a fixed few (`--qr`: auto, always,
+    /// never); empty when any value goes. The shell completions offer them.
+    var choices: [String] = []
 
     /// A flag: `--json`.
     static func flag(_ name: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, valueName: nil, repeatable: false, help: help)
     }
 
-    /// An option with one value: `--issuer URL`.
-    static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, valueName: valueName, repeatable: false, help: help)
+    /// An option with one value: `--issuer URL`; `choices` are the words it accepts, when it accepts only a few.
+    static func value(_ name: String, _ valueName: String, _ help: String, choices: [String] = []) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, repeatable: false, help: help, choices: choices)
     }
 
     /// An option that may be repeated: `--scope S ...`.
@@ -34,5 +37,28 @@ struct OptionSpec: Sendable, Hashable {
     var synopsis: String {
         guard let valueName else { return "--\(name)" }
         return repeatable ? "--\(name) \(valueName) ..." : "--\(name) \(valueName)"
+    }
+
+    /// What kind of value the shell completions offer for the option.
+    enum ValueKind: Sendable, Equatable {
+        /// A flag: no value.
+        case none
+        /// One of ``OptionSpec/choices``.
+        case choice([String])
+        /// A file name: the value's placeholder is `PATH`, `PEM` or `FILE`.
+        case file
+        /// A profile name (`--profile`): the completions list the profiles saved on disk.
+        case profile
+        /// Anything else (a URL, an ID): nothing to offer.
+        case text
+    }
+
+    /// The kind of value, read from the row: its ``choices``, else its placeholder (`PATH`, `PEM`, `FILE`: a
+    /// file), else its name (`profile`).
+    var valueKind: ValueKind {
+        guard let valueName else { return .none }
+        if !choices.isEmpty { return .choice(choices) }
+        if ["PATH", "PEM", "FILE"].contains(valueName) { return .file }
+        return name == "profile" ? .profile : .text
     }
 }

@@ -42,7 +42,7 @@ package enum DemoCommand {
                     "verification-uri", "URI",
                     "Have the server send this sign-in page address instead of its own, to see how the"
                         + " prompt warns about a page on another host."),
-                .value("qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never."),
+                LoginSettings.qrOption,
                 .flag("json", "Print the token response as JSON on stdout."),
                 .flag(
                     "serve",
@@ -68,6 +68,7 @@ package enum DemoCommand {
                   device-login token          (refreshes: the token lives less than 60 s)
                   device-login curl-config --url <printed issuer>/resource | curl -K - <printed issuer>/resource
                 """,
+            exitCodes: ExitCode.signIn,
             run: run
         )
     }

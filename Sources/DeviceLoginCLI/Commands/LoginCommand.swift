@@ -44,6 +44,8 @@ enum LoginCommand {
               device-login login --issuer https://auth.example.com --client-id my-device-app
               device-login login --provider github --client-id YOUR_APP_CLIENT_ID
             """,
+        exitCodes: ExitCode.signIn + [.busy, .notSignedIn],
+        exitMeanings: [.notSignedIn: "login --resume: there is no pending sign-in for the profile"],
         run: { options, context in
             if options.flag("resume") { return try await DetachedSignIn.resume(options, context: context) }
             let settings = try await LoginSettings.parse(options)

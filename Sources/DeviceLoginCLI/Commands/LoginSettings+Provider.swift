@@ -6,7 +6,8 @@ extension LoginSettings {
         .value(
             "provider", "NAME",
             "Fill the endpoints and quirks of a known provider: "
-                + ProviderPreset.names.joined(separator: ", ") + " (see `device-login providers`)."),
+                + ProviderPreset.names.joined(separator: ", ") + " (see `device-login providers`).",
+            choices: ProviderPreset.names),
         .value(
             "host", "URL", "With --provider github, gitlab or keycloak: the server (default github.com, gitlab.com)."),
         .value("tenant", "TENANT", "With --provider microsoft: the tenant (default organizations)."),

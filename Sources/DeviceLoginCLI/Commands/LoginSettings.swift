@@ -53,7 +53,8 @@ struct LoginSettings: Sendable, Equatable {
             .value("issuer", "URL", "The authorization server's issuer; endpoints are discovered from it."),
             .value("client-id", "ID", "The client ID registered with the server."),
         ] + ClientSecretOption.options("The client secret, for confidential clients (sent with HTTP Basic).") + [
-            .value("client-auth", "METHOD", "How to send the secret: basic (default) or post."),
+            .value(
+                "client-auth", "METHOD", "How to send the secret: basic (default) or post.", choices: ["basic", "post"]),
             .list(
                 "scope", "SCOPE",
                 "A scope to ask for; repeat it or give a space-separated list."
@@ -66,7 +67,7 @@ struct LoginSettings: Sendable, Equatable {
             .value("token-endpoint", "URL", "The token endpoint, when not discovered."),
             .value("revocation-endpoint", "URL", "The revocation endpoint, when not discovered."),
             .value("userinfo-endpoint", "URL", "The userinfo endpoint, when not discovered."),
-            .value("qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never."),
+            qrOption,
             .flag("json", "Print the token response as JSON (with an absolute expires_at) on stdout."),
         ] + LoginPresentation.options + [
             .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's."),
@@ -90,6 +91,11 @@ struct LoginSettings: Sendable, Equatable {
             .flag("dry-run", "Print the endpoints, scopes, parameters and client that would be used; send nothing.")
         ]
 
+    /// `--qr`, which `demo` takes too.
+    static let qrOption = OptionSpec.value(
+        "qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never.",
+        choices: QRMode.allCases.map(\.rawValue))
+
     /// Reads the settings.
     /// - Parameter secrets: Where `--client-secret -` and `--client-secret-file` are read from.
     /// - Throws: ``UsageError`` naming the option at fault; ``DeviceLoginError`` with code
@@ -105,6 +111,7 @@ struct LoginSettings: Sendable, Equatable {
             else {
                 throw UsageError("--\(name) must be an absolute http(s) URL, not '\(text)'", command: command)
             }
+            try insecureHTTPCheck(url, option: name, allowed: options.flag("allow-insecure-http"))
             return url
         }
         let provider = try provider(options, command: command)
@@ -201,6 +208,21 @@ struct LoginSettings: Sendable, Equatable {
                 } ?? []),
             provider: provider
         )
+    }
+
+    /// Refuses a plain `http://` URL to a host that is not loopback unless `--allow-insecure-http`, naming the
+    /// option that gave it and the flag that allows it, before any request (the library would refuse it too, in
+    /// words that name no flag).
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/insecureEndpoint`` (exit 78).
+    static func insecureHTTPCheck(_ url: URL, option: String, allowed: Bool) throws {
+        guard url.scheme?.lowercased() == "http", !allowed, let host = url.host,
+            !EndpointPolicy.isLoopback(host: host)
+        else { return }
+        throw DeviceLoginError(
+            .insecureEndpoint,
+            "--\(option) is plain http:// to \(host), which is not a loopback host: tokens and codes would cross"
+                + " the network unencrypted",
+            hint: "use https://, or give --allow-insecure-http if this is really meant (unsafe)")
     }
 
     /// The most `--header` options accepted.

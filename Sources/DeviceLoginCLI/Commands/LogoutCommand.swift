@@ -13,13 +13,24 @@ enum LogoutCommand {
             with its DPoP key file for a profile signed in with --dpop. When the server cannot revoke a
             token, the profile and its tokens are kept, the command says what failed and exits 69: try
             again later, or delete the profile anyway with --local (tokens not revoked stay valid at the
-            server until they expire).
+            server until they expire). With no such profile there is nothing to sign out: it says so
+            and exits 77.
             """,
+        exitCodes: ExitCode.session,
+        exitMeanings: [.notSignedIn: "nothing to sign out: no such profile is saved"],
         run: run
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        let session = try await SessionContext.open(options, command: "logout", context: context, dpopKey: false)
+        let session: SessionContext
+        do {
+            session = try await SessionContext.open(options, command: "logout", context: context, dpopKey: false)
+        } catch let error as SignInNeeded where error.profileIsMissing {
+            // Nothing to revoke or delete: say so, rather than how to sign in.
+            let name = options.value("profile") ?? Profile.defaultName
+            context.report("nothing to sign out: there is no profile '\(name)'")
+            return .notSignedIn
+        }
         let name = session.record.profile.name
         if options.flag("local") {
             try await session.state.clearCredentials()

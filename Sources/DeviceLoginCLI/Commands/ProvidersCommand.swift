@@ -12,6 +12,7 @@ enum ProvidersCommand {
             No preset carries a client ID: device-code phishing campaigns reuse the well-known public client
             IDs of trusted apps, so --client-id is always your own app's registration.
             """,
+        exitCodes: [.ioError],
         run: run
     )
 

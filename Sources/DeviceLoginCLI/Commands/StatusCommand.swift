@@ -26,6 +26,8 @@ enum StatusCommand {
             unless the ID token has not been judged yet. A pending sign-in (login --detach) is shown with
             its code and time left, never its device code.
             """,
+        exitCodes: ExitCode.session,
+        exitMeanings: [.notSignedIn: "not signed in: the profile has no tokens, or is not saved"],
         run: run
     )
 

@@ -24,6 +24,7 @@ enum TokenCommand {
             A stored token that is still valid costs one file read and no network request. When many processes
             ask at once, exactly one refreshes (an advisory lock on the profile) and all print the same token.
             """,
+        exitCodes: ExitCode.session,
         run: run
     )
 
@@ -57,12 +58,18 @@ enum TokenCommand {
         return .success
     }
 
+    /// The seconds `--min-ttl` accepts: none to a year.
+    static let minimumTTLRange = 0...(86_400 * 365)
+
     /// `--min-ttl`, zero when not given.
     /// - Throws: ``UsageError`` for a value that is not a number of seconds from 0 to a year.
     static func minimumTTL(_ options: ParsedOptions) throws -> Duration {
         guard let text = options.value("min-ttl") else { return .zero }
-        guard let seconds = Int(text), (0...86_400 * 365).contains(seconds) else {
-            throw UsageError("--min-ttl must be a number of seconds, not '\(text)'", command: "token")
+        guard let seconds = Int(text), minimumTTLRange.contains(seconds) else {
+            throw UsageError(
+                "--min-ttl must be a whole number of seconds from \(minimumTTLRange.lowerBound) to"
+                    + " \(minimumTTLRange.upperBound) (a year), not '\(text.prefix(40))'",
+                command: "token")
         }
         return .seconds(seconds)
     }

@@ -7,6 +7,7 @@ enum UserinfoCommand {
         summary: "Show the signed-in user's claims from the userinfo endpoint (OpenID Connect).",
         options: SessionContext.commonOptions + [.flag("json", "Print the claims as JSON, as received.")],
         discussion: "Refreshes the access token first when needed; a rejected token is refreshed once and retried.",
+        exitCodes: ExitCode.session,
         run: run
     )
 

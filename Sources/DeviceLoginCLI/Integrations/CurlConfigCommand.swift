@@ -29,6 +29,7 @@ enum CurlConfigCommand {
             With no profile or an ended session it fails at once (exit 77, one line naming the login
             command) and prints nothing, so curl sends no Authorization header.
             """,
+        exitCodes: ExitCode.session,
         run: run
     )
 

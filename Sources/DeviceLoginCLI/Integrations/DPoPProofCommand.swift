@@ -31,6 +31,7 @@ enum DPoPProofCommand {
             The profile must have been signed in with --dpop (exit 78 otherwise); without a usable sign-in
             it fails at once (exit 77).
             """,
+        exitCodes: ExitCode.session,
         run: run
     )
 

@@ -30,6 +30,8 @@ enum DockerCredentialCommand {
             erase (docker logout) signs nothing out. It never signs in: exit 77 when the profile needs a
             sign-in. Input that is not Docker's: exit 64, nothing on stdout.
             """,
+        exitCodes: ExitCode.session,
+        exitMeanings: [.failure: "credentials not found: no profile serves the URL (get), or another failure"],
         run: run
     )
 

@@ -51,6 +51,11 @@ enum ExecCommand {
             `device-login dpop-proof` before each:
               device-login exec --dpop-url https://api.example.com/v1/items -- ./fetch.sh
             """,
+        exitCodes: ExitCode.session + [ExitCode(rawValue: 126), ExitCode(rawValue: 127)],
+        exitMeanings: [
+            ExitCode(rawValue: 126): "COMMAND was found but cannot be run",
+            ExitCode(rawValue: 127): "COMMAND is not found",
+        ],
         run: run
     )
 

@@ -34,6 +34,7 @@ enum GitCredentialCommand {
             expired, so the next get refreshes it. It never signs in: when the profile needs a sign-in it
             answers quit=1 (git asks no one else) and exits 77. Input that is not git's: exit 64.
             """,
+        exitCodes: ExitCode.session,
         run: run
     )
 

@@ -45,6 +45,7 @@ enum KubectlCredentialCommand {
                     args: [kubectl-credential, --profile, work]
                     interactiveMode: IfAvailable
             """,
+        exitCodes: ExitCode.session + [.denied, .expired],
         run: run
     )
 

@@ -52,6 +52,8 @@ package enum CLIProcess {
             stdout: closed.contains(1) ? .failing(EBADF) : .fileDescriptor(1),
             stderr: .fileDescriptor(2),
             terminal: terminal,
+            stdoutColumns: isatty(1) == 1
+                ? TerminalCapabilities.detect(fileDescriptor: 1, environment: environment).columns : nil,
             stdinIsTerminal: isatty(0) == 1,
             makeTransport: { DefaultTransport.make(options: $0) },
             clock: SystemTime.clock,

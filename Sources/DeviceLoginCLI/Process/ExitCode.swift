@@ -58,6 +58,19 @@ struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
         .configuration, .hangUp, .cancelled, .quit, .terminated,
     ]
 
+    /// The codes of a process stopped by a signal the tool handles: every command that waits on a person, the
+    /// network or a child can end with one of them.
+    static let stopped: [ExitCode] = [.hangUp, .cancelled, .quit, .terminated]
+
+    /// The codes of a command that opens a saved profile and may refresh its tokens (`token`, the helpers): a
+    /// failure of the network, the server, the store or the configuration, a sign-in needed, or a signal.
+    static let session: [ExitCode] =
+        [.failure, .unavailable, .ioError, .protocolError, .notSignedIn, .configuration] + stopped
+
+    /// The codes of a command that signs in with the device flow (`login`, `demo`).
+    static let signIn: [ExitCode] =
+        [.failure, .denied, .expired, .unavailable, .ioError, .protocolError, .configuration] + stopped
+
     /// The exit code for a library error.
     init(_ error: DeviceLoginError) {
         switch error.code {

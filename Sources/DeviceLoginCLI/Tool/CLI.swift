@@ -13,7 +13,7 @@ package enum CLI {
             LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec,
             ProvidersCommand.spec, GitCredentialCommand.spec, KubectlCredentialCommand.spec,
             DockerCredentialCommand.spec,
-            CurlConfigCommand.spec, ExecCommand.spec, DPoPProofCommand.spec, demo,
+            CurlConfigCommand.spec, ExecCommand.spec, DPoPProofCommand.spec, demo, CompletionCommand.spec,
         ]
     }
 
@@ -35,21 +35,15 @@ package enum CLI {
     static func run(
         _ arguments: [String], context: CLIContext, commands: [CommandSpec] = CLI.commands
     ) async -> ExitCode {
+        let width = HelpText.lineWidth(columns: context.stdoutColumns)
         guard let first = arguments.first else {
-            context.stderr.write(HelpText.tool(commands))
+            let stderrWidth = context.terminal.isTerminal ? context.terminal.columns : nil
+            context.stderr.write(HelpText.tool(commands, lineWidth: HelpText.lineWidth(columns: stderrWidth)))
             return .usage
         }
         switch first {
         case "--help", "-h", "help":
-            if first == "help", arguments.count > 1 {
-                guard let command = commands.first(where: { $0.name == arguments[1] }) else {
-                    return usageError(
-                        UsageError("unknown command '\(arguments[1])'"), context: context,
-                        commands: commands)
-                }
-                return emit(HelpText.command(command), context: context)
-            }
-            return emit(HelpText.tool(commands), context: context)
+            return help(Array(arguments.dropFirst()), context: context, commands: commands)
         case "--version", "-V", "version":
             return emit("device-login \(DeviceLoginVersion.string)\n", context: context)
         default:
@@ -57,13 +51,16 @@ package enum CLI {
         }
         guard let command = commands.first(where: { $0.name == first }) else {
             let message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
-            return usageError(UsageError(message), context: context, commands: commands)
+            let candidates = first.hasPrefix("-") ? topLevelOptions : commands.map(\.name) + ["help", "version"]
+            return usageError(
+                UsageError(Suggestion.message(message, for: first, among: candidates)), context: context,
+                commands: commands)
         }
         let rest = Array(arguments.dropFirst())
         // Only before `--`: after it come words that are not ours (`exec -- grep --help` runs grep).
         let ownWords = rest.prefix { $0 != "--" }
         if ownWords.contains("--help") || ownWords.contains("-h") {
-            return emit(HelpText.command(command), context: context)
+            return emit(HelpText.command(command, lineWidth: width), context: context)
         }
         do {
             let options = try ArgumentParser.parse(
@@ -89,6 +86,23 @@ package enum CLI {
             context.stderr.line("device-login: " + TerminalText.clean(String(describing: error)))
             return .failure
         }
+    }
+
+    /// The options the tool takes before a command.
+    static let topLevelOptions = ["--help", "-h", "--version", "-V"]
+
+    /// `device-login help [COMMAND | --man]` (`help` given as `--help` or `-h` too): the tool's help, a command's,
+    /// or the man page, on stdout.
+    private static func help(_ words: [String], context: CLIContext, commands: [CommandSpec]) -> ExitCode {
+        let width = HelpText.lineWidth(columns: context.stdoutColumns)
+        guard let word = words.first else { return emit(HelpText.tool(commands, lineWidth: width), context: context) }
+        if word == "--man" { return emit(ManPage.render(commands), context: context) }
+        guard let command = commands.first(where: { $0.name == word }) else {
+            let message = Suggestion.message(
+                "unknown command '\(word)'", for: word, among: commands.map(\.name) + ["--man"])
+            return usageError(UsageError(message), context: context, commands: commands)
+        }
+        return emit(HelpText.command(command, lineWidth: width), context: context)
     }
 
     /// Writes a result that is all the command does (help, the version).

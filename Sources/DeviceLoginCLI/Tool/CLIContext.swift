@@ -20,6 +20,9 @@ struct CLIContext: Sendable {
     var stderr: TextSink
     /// What the terminal behind stderr can show.
     var terminal: TerminalCapabilities
+    /// The width of the terminal behind standard output, or nil when stdout is not a terminal: help is wrapped to
+    /// it (``HelpText/lineWidth(columns:)``).
+    var stdoutColumns: Int? = nil
     /// Whether standard input is a terminal: with ``terminal``, whether a person may be there to answer
     /// (``Interactivity``).
     var stdinIsTerminal = false

@@ -1,4 +1,4 @@
-/// One subcommand: its name, help, option table and what it does.
+/// One subcommand: its name, help, option table, exit codes and what it does.
 package struct CommandSpec: Sendable {
     /// The subcommand's name: `login`.
     let name: String
@@ -10,8 +10,14 @@ package struct CommandSpec: Sendable {
     let maximumPositionals: Int
     /// The option table.
     let options: [OptionSpec]
-    /// Paragraphs after the options in `--help`.
+    /// Paragraphs after the options in `--help`: hand-wrapped lines, re-flowed to the width of the help; a line
+    /// that starts with a space (an example) is kept as it is.
     let discussion: String
+    /// The exit codes the command can return, in order: ``ExitCode/success`` and ``ExitCode/usage`` always, then
+    /// those given.
+    let exitCodes: [ExitCode]
+    /// What an exit code means for this command, where that differs from ``ExitCode/meaning``.
+    let exitMeanings: [ExitCode: String]
     /// Runs the command.
     let run: @Sendable (ParsedOptions, CLIContext) async throws -> ExitCode
 
@@ -27,6 +33,8 @@ package struct CommandSpec: Sendable {
         maximumPositionals: Int = 0,
         options: [OptionSpec],
         discussion: String = "",
+        exitCodes: [ExitCode],
+        exitMeanings: [ExitCode: String] = [:],
         run: @escaping @Sendable (ParsedOptions, CLIContext) async throws -> ExitCode
     ) {
         self.name = name
@@ -35,6 +43,23 @@ package struct CommandSpec: Sendable {
         self.maximumPositionals = maximumPositionals
         self.options = options + [Self.verbose, .flag("help", "Show this help.")]
         self.discussion = discussion
+        var codes = [ExitCode.success, .usage]
+        for code in exitCodes where !codes.contains(code) { codes.append(code) }
+        self.exitCodes = codes.sorted { $0.rawValue < $1.rawValue }
+        self.exitMeanings = exitMeanings
         self.run = run
+    }
+
+    /// The words the positional argument is one of, read from ``positionalSynopsis`` when it lists them
+    /// (`get|store|erase`); empty otherwise.
+    var positionalWords: [String] {
+        let words = positionalSynopsis.split(separator: "|").map(String.init)
+        let plain = words.count > 1 && words.allSatisfy { $0.allSatisfy { $0.isASCII && $0.isLowercase } }
+        return plain ? words : []
+    }
+
+    /// What exit code `code` means for this command.
+    func meaning(of code: ExitCode) -> String {
+        exitMeanings[code] ?? code.meaning
     }
 }

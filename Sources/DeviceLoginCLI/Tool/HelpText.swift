@@ -1,17 +1,12 @@
 import DeviceLogin
 
-/// The help texts, built from the command tables so they never drift from what is parsed.
+/// The help texts, built from the command tables so they never drift from what is parsed, wrapped to a width
+/// (``lineWidth(columns:)``).
 enum HelpText {
-    /// `device-login --help`.
-    static func tool(_ commands: [CommandSpec]) -> String {
-        var lines = [
-            "device-login \(DeviceLoginVersion.string) — sign in on machines without a browser"
-                + " (OAuth 2.0 device flow, RFC 8628)",
-            "",
-            "USAGE: device-login <command> [options]",
-            "",
-            "COMMANDS:",
-        ]
+    /// `device-login --help`, wrapped to `lineWidth` columns.
+    static func tool(_ commands: [CommandSpec], lineWidth: Int = defaultLineWidth) -> String {
+        var lines = wrap("device-login \(DeviceLoginVersion.string) — " + tagline, width: lineWidth)
+        lines += ["", "USAGE: device-login <command> [options]", "", "COMMANDS:"]
         let width = (commands.map(\.name.count).max() ?? 0) + 2
         for command in commands {
             // A summary longer than the line goes on below, under its first line.
@@ -19,25 +14,46 @@ enum HelpText {
             lines.append("  " + command.name.padding(to: width) + (wrapped.first ?? ""))
             lines += wrapped.dropFirst().map { String(repeating: " ", count: 2 + width) + $0 }
         }
-        lines += [
-            "",
-            "OPTIONS:",
-            "  --help      Show help (also: device-login <command> --help, device-login help <command>).",
-            "  --version   Show the version.",
-            "",
-            "Every option can also come from the environment: --client-id is DEVICE_LOGIN_CLIENT_ID, and so on.",
-            "The command line wins over the environment.",
-            "",
-        ]
-        lines += exitCodes()
+        lines += ["", "OPTIONS:"]
+        for (option, help) in toolOptions {
+            let wrapped = wrap(help, width: lineWidth - 14)
+            lines.append("  " + option.padding(to: 12) + (wrapped.first ?? ""))
+            lines += wrapped.dropFirst().map { String(repeating: " ", count: 14) + $0 }
+        }
+        lines.append("")
+        lines += wrap(environmentNote, width: lineWidth)
+        lines.append("")
+        lines += exitCodes(ExitCode.allCases.map { ($0, $0.meaning) }, lineWidth: lineWidth)
         lines += ["", "Start here: device-login demo"]
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `device-login <command> --help`.
-    static func command(_ command: CommandSpec) -> String {
-        var lines = [command.summary, "", "USAGE: " + usage(command), "", "OPTIONS:"]
-        let width = min((command.options.map(\.synopsis.count).max() ?? 0) + 2, maximumSynopsisWidth)
+    /// What the tool does, in one line: `--help`'s first line and the man page's NAME.
+    static let tagline = "sign in on machines without a browser (OAuth 2.0 device flow, RFC 8628)"
+
+    /// The tool's own options, for `--help` and the man page.
+    static let toolOptions = [
+        (
+            "--help",
+            "Show help (also: device-login <command> --help, device-login help <command>; the man page: device-login help --man)."
+        ),
+        ("--version", "Show the version."),
+    ]
+
+    /// How options come from the environment, for `--help` and the man page.
+    static let environmentNote =
+        "Every option can also come from the environment: --client-id is DEVICE_LOGIN_CLIENT_ID, and so on."
+        + " The command line wins over the environment."
+
+    /// `device-login <command> --help`, wrapped to `lineWidth` columns.
+    static func command(_ command: CommandSpec, lineWidth: Int = defaultLineWidth) -> String {
+        var lines = wrap(command.summary, width: lineWidth)
+        let usageLines = wrap(usage(command), width: lineWidth - 7)
+        lines += ["", "USAGE: " + (usageLines.first ?? "")]
+        lines += usageLines.dropFirst().map { "       " + $0 }
+        lines += ["", "OPTIONS:"]
+        let width = min(
+            (command.options.map(\.synopsis.count).max() ?? 0) + 2, maximumSynopsisWidth, lineWidth / 3)
         for option in command.options {
             var help = option.help
             if option.name != "help" { help += " [$\(option.environmentVariable)]" }
@@ -50,15 +66,31 @@ enum HelpText {
                 lines += wrapped.dropFirst().map { String(repeating: " ", count: 2 + width) + $0 }
             }
         }
-        if !command.discussion.isEmpty {
-            lines += ["", command.discussion]
+        let blocks = TextBlock.blocks(command.discussion)
+        if !blocks.isEmpty { lines.append("") }
+        for block in blocks {
+            switch block {
+            case .paragraph(let text): lines += wrap(text, width: lineWidth)
+            case .verbatim(let example): lines += example.map { "  " + $0 }
+            case .space: lines.append("")
+            }
         }
-        lines += [""] + exitCodes()
+        lines += [""] + exitCodes(command.exitCodes.map { ($0, command.meaning(of: $0)) }, lineWidth: lineWidth)
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The width help text is wrapped to.
-    static let lineWidth = 100
+    /// The width help is wrapped to without a terminal (a pipe, a file): 80 columns.
+    static let defaultLineWidth = 80
+    /// The narrowest and widest a terminal's help is wrapped to: lines longer than 100 columns are hard to read,
+    /// and below 40 the option column leaves no room.
+    static let lineWidths = 40...100
+
+    /// The width to wrap help to on stdout: the terminal's `columns` within ``lineWidths``, or
+    /// ``defaultLineWidth`` when stdout is not a terminal (`columns` nil).
+    static func lineWidth(columns: Int?) -> Int {
+        guard let columns else { return defaultLineWidth }
+        return min(max(columns, lineWidths.lowerBound), lineWidths.upperBound)
+    }
     /// The widest option column; longer synopses get a line of their own.
     static let maximumSynopsisWidth = 26
 
@@ -91,11 +123,15 @@ enum HelpText {
         return parts.joined(separator: " ")
     }
 
-    private static func exitCodes() -> [String] {
-        ["EXIT CODES:"]
-            + ExitCode.allCases.map { code in
-                "  " + String(code.rawValue).padding(to: 5) + code.meaning
-            }
+    /// The `EXIT CODES:` section: each code with its meaning, wrapped.
+    private static func exitCodes(_ codes: [(ExitCode, String)], lineWidth: Int) -> [String] {
+        var lines = ["EXIT CODES:"]
+        for (code, meaning) in codes {
+            let wrapped = wrap(meaning, width: lineWidth - 7)
+            lines.append("  " + String(code.rawValue).padding(to: 5) + (wrapped.first ?? ""))
+            lines += wrapped.dropFirst().map { String(repeating: " ", count: 7) + $0 }
+        }
+        return lines
     }
 }
 

@@ -10,6 +10,8 @@ struct SignInNeeded: Error, Sendable {
     var message: String
     /// The command that signs in: ``CLIHints/loginCommand(profile:saved:)``.
     var loginCommand: String
+    /// Whether there is no such profile at all (not one without tokens): `logout` has nothing to sign out.
+    var profileIsMissing: Bool
 
     /// The one line written to stderr.
     var line: String { "device-login: \(message); sign in with: \(loginCommand)" }
@@ -22,6 +24,7 @@ struct SignInNeeded: Error, Sendable {
                 ? "not signed in: there is no profile '\(name)'"
                 : "not signed in: profile '\(name)' has no tokens (signed out, or the session ended)")
         self.loginCommand = CLIHints.loginCommand(profile: name, saved: saved)
+        self.profileIsMissing = saved == nil
     }
 
     /// The sign-in `error` asks for, when it is one the user must start (``DeviceLoginError/Code/noSession`` or

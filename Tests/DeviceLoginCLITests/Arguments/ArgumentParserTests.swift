@@ -73,9 +73,12 @@ struct ArgumentParserTests {
         #expect(try parse([], environment: ["DEVICE_LOGIN_JSON": value]).flag("json") == expected)
     }
 
-    @Test("a bad flag value in the environment is a usage error")
+    @Test("a bad flag value in the environment is a usage error that lists the accepted values")
     func badEnvironmentFlag() {
-        #expect(throws: UsageError("DEVICE_LOGIN_JSON must be 1 or 0, not 'maybe'", command: "login")) {
+        let message =
+            "DEVICE_LOGIN_JSON must be one of 1, true, yes, on (to set --json) or 0, false, no, off (or empty,"
+            + " to leave it unset), not 'maybe'"
+        #expect(throws: UsageError(message, command: "login")) {
             try parse([], environment: ["DEVICE_LOGIN_JSON": "maybe"])
         }
     }
@@ -105,5 +108,21 @@ struct ArgumentParserTests {
         ])
     func environmentNames(name: String, variable: String) {
         #expect(OptionSpec.flag(name, "").environmentVariable == variable)
+    }
+
+    @Test("a mistyped option gets a suggestion when one is close, and none when none is")
+    func didYouMean() {
+        #expect(throws: UsageError("unknown option '--isuer'; did you mean '--issuer'?", command: "login")) {
+            try parse(["--isuer", "https://a.example"])
+        }
+        #expect(throws: UsageError("unknown option '--clientid'; did you mean '--client-id'?", command: "login")) {
+            try parse(["--clientid=c"])
+        }
+        #expect(throws: UsageError("unknown option '-issuer'; did you mean '--issuer'?", command: "login")) {
+            try parse(["-issuer", "https://a.example"])
+        }
+        #expect(throws: UsageError("unknown option '--frobnicate'", command: "login")) {
+            try parse(["--frobnicate"])
+        }
     }
 }

@@ -86,4 +86,23 @@ struct CLIProcessTests {
         #expect(!CLIProcess.keepsRuntimeCrashReports(variable: { ["SWIFT_BACKTRACE_X": "1"][$0] }))
         #expect(CLIProcess.keepsRuntimeCrashReports(variable: { ["SWIFT_BACKTRACE": "enable=yes"][$0] }))
     }
+
+    /// The longest line of `text` with more than one word (a lone long word cannot be wrapped).
+    private static func longestLine(_ text: String) -> Int {
+        text.split(whereSeparator: \.isNewline).filter { $0.split(separator: " ").count > 1 }
+            .map(\.count).max() ?? 0
+    }
+
+    @Test("help wraps to the width of the terminal on stdout, and to 80 columns on a pipe")
+    func helpWidth() async throws {
+        let terminal = try PseudoTerminal()
+        let process = try terminal.start(BinaryHarness.binary, ["status", "--help"], environment: ["COLUMNS": "60"])
+        #expect(await terminal.finish(process, seconds: 30) == .exited(0))
+        let onTerminal = Self.longestLine(terminal.output)
+        #expect(onTerminal <= 60 && onTerminal > 50, "\(terminal.output)")
+        let piped = try await ProcessHarness.run(["status", "--help"], environment: ["COLUMNS": "60"])
+        #expect(piped.status == 0)
+        let onPipe = Self.longestLine(piped.stdout)
+        #expect(onPipe <= 80 && onPipe > 70, "\(piped.stdout)")
+    }
 }

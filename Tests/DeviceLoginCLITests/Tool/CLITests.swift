@@ -65,6 +65,25 @@ struct CLITests {
         arguments: [
             ([], ""),
             (["frobnicate"], "device-login: unknown command 'frobnicate'\n"),
+            (["logn"], "device-login: unknown command 'logn'; did you mean 'login'?\n"),
+            (["dpop-prof"], "device-login: unknown command 'dpop-prof'; did you mean 'dpop-proof'?\n"),
+            (["--verison"], "device-login: unknown option '--verison'; did you mean '--version'?\n"),
+            (["help", "toekn"], "device-login: unknown command 'toekn'; did you mean 'token'?\n"),
+            (
+                ["login", "--isuer", "https://a.example"],
+                "device-login: unknown option '--isuer'; did you mean '--issuer'?\n"
+                    + "usage: device-login login [options]  (see: device-login login --help)\n"
+            ),
+            (
+                ["token", "--min-ttl", "9999999999"],
+                "device-login: --min-ttl must be a whole number of seconds from 0 to 31536000 (a year), not"
+                    + " '9999999999'\n"
+            ),
+            (["completion"], "device-login: completion needs a shell: bash, zsh, fish\n"),
+            (
+                ["completion", "bsh"],
+                "device-login: no completion for 'bsh': give bash, zsh, fish; did you mean 'bash'?\n"
+            ),
             (["--frobnicate"], "device-login: unknown option '--frobnicate'\n"),
             (
                 ["login", "--bogus"],
@@ -91,8 +110,20 @@ struct CLITests {
             "--no-store",
         ])
         #expect(result.code == .configuration)
-        #expect(result.stderr.contains("refusing plain HTTP to auth.example.com"))
+        #expect(
+            result.stderr
+                == "device-login: --issuer is plain http:// to auth.example.com, which is not a loopback host: tokens"
+                + " and codes would cross the network unencrypted\n"
+                + "hint: use https://, or give --allow-insecure-http if this is really meant (unsafe)\n")
         #expect(result.stdout.isEmpty)
+        // Past the check (loopback, or allowed), --timeout 0 stops the command before any request.
+        for issuer in ["http://127.0.0.1:9", "http://auth.example.com --allow-insecure-http"] {
+            let words = issuer.split(separator: " ").map(String.init)
+            let result = await CLIHarness.run(
+                ["login", "--issuer"] + words + ["--client-id", "c", "--no-store", "--timeout", "0"])
+            #expect(result.code == .usage, "\(issuer): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("device-login: --timeout must be"))
+        }
     }
 
     @Test("status with no profile: not signed in (77), where it would be stored")
@@ -106,5 +137,54 @@ struct CLITests {
         #expect(token.code == .notSignedIn)
         #expect(token.stdout.isEmpty)
         #expect(token.stderr.contains("not signed in: there is no profile 'default'"))
+    }
+
+    @Test("help wraps to the terminal behind stdout, and to 80 columns without one")
+    func helpWidth() async {
+        func longest(_ columns: Int?) async -> Int {
+            var (context, stdout, _) = CLIHarness.context()
+            context.stdoutColumns = columns
+            #expect(await CLI.run(["status", "--help"], context: context) == .success)
+            return stdout().split(separator: "\n").filter { $0.split(separator: " ").count > 1 }.map(\.count).max() ?? 0
+        }
+        let plain = await longest(nil)
+        #expect(plain <= 80 && plain > 70)
+        let narrow = await longest(50)
+        #expect(narrow <= 50 && narrow > 40)
+        #expect(await longest(1000) <= 100)
+    }
+
+    @Test("completion and help --man write only the script or page on stdout and exit 0")
+    func completionAndManPage() async {
+        for shell in CompletionScript.Shell.allCases {
+            let result = await CLIHarness.run(["completion", shell.rawValue])
+            #expect(result.code == .success)
+            #expect(result.stdout == CompletionScript.render(shell, commands: CLI.commands))
+            #expect(result.stderr.isEmpty)
+        }
+        let man = await CLIHarness.run(["help", "--man"])
+        #expect(man.code == .success)
+        #expect(man.stdout == ManPage.render(CLI.commands))
+        #expect(man.stderr.isEmpty)
+    }
+
+    @Test("completion and help --man fail loudly (74) when stdout cannot be written")
+    func unwritable() async {
+        for words in [["completion", "bash"], ["help", "--man"]] {
+            let result = await CLIHarness.run(words, stdout: .failing(ENOSPC))
+            #expect(result.code == .ioError)
+            #expect(result.stderr.hasPrefix("device-login: could not write the result to standard output"))
+        }
+    }
+
+    @Test("logout with no such profile: nothing to sign out (77), not how to sign in")
+    func logoutNothing() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("dl-logout-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = await CLIHarness.run(
+            ["logout", "--profile", "work"], environment: ["DEVICE_LOGIN_HOME": home.path])
+        #expect(result.code == .notSignedIn)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "device-login: nothing to sign out: there is no profile 'work'\n")
     }
 }
