@@ -5,6 +5,7 @@ and `--uninstall` removes exactly what was installed."""
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -69,9 +70,10 @@ def test_install_puts_every_file_in_place_and_they_work(tmp_path):
     # The man page renders with man itself, without warnings.
     if shutil.which("man"):
         page = run(["man", "-l", str(prefix / "share/man/man1/device-login.1")],
-                   env={**os.environ, "MANPAGER": "cat", "MANWIDTH": "80", "MAN_KEEP_FORMATTING": "0"})
+                   env={**os.environ, "MANPAGER": "cat", "MANWIDTH": "80"})
         assert page.returncode == 0, page.stderr
-        assert "device-login" in page.stdout and "SYNOPSIS" in page.stdout
+        text = re.sub(".\b", "", page.stdout)  # without the overstrikes a pager would show as bold
+        assert "SYNOPSIS" in text and "device-login completion" in text
         assert page.stderr == ""
     elif os.environ.get("CI"):
         pytest.fail("man is not installed (apt-get install man-db); CI must check the installed page")
