@@ -36,7 +36,7 @@ source_of() {
 build=.build/fuzz
 flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 echo "== building the libraries with -sanitize=fuzzer,address" >&2
-for target in DeviceLoginTerminal DeviceLoginTesting DeviceLoginCLI; do
+for target in CLibraryLoader DeviceLoginTerminal DeviceLoginTesting DeviceLoginCLI; do
     swift build --build-path "$build" "${flags[@]}" --target "$target" >"$build.log" 2>&1 \
         || { tail -30 "$build.log" >&2; echo "fuzz.sh: building $target failed" >&2; exit 1; }
 done

@@ -55,8 +55,11 @@ if [ "$want_test" = 1 ]; then
         mkdir -p "$here/.build"
         python3 -m venv "$venv" >&2
     fi
-    if ! "$venv/bin/python" -c 'import authlib, docker, flask, joserfc, pytest, requests' 2>/dev/null; then
+    # Installed again whenever requirements.txt changes (its SHA-256 is kept in the venv).
+    wanted="$(sha256sum "$here/Tests/e2e/requirements.txt" | cut -d' ' -f1)"
+    if [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" != "$wanted" ]; then
         echo "Installing the end-to-end tests' Python packages (Tests/e2e/requirements.txt) into $venv" >&2
         "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$here/Tests/e2e/requirements.txt" >&2
+        echo "$wanted" >"$venv/.requirements.sha256"
     fi
 fi

@@ -37,7 +37,10 @@ def test_detach_then_resume_ends_in_the_same_saved_profile_as_login(server, tmp_
     assert saved["tokens"]["access_token"]
     status = run_cli(home, "status", "--json")
     assert status.returncode == 0
-    assert json.loads(status.stdout)["pending_sign_in"] is None
+    document = json.loads(status.stdout)
+    assert document["v"] == 1 and document["profile"] == "default"
+    [entry] = [entry for entry in document["profiles"] if entry["name"] == "default"]
+    assert entry["pending_sign_in"] is None
     assert_polls_kept_the_interval(server.polls(code))
 
 
