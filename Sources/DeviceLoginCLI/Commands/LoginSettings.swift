@@ -31,6 +31,10 @@ struct LoginSettings: Sendable, Equatable {
     /// Whether to bind the tokens to a new DPoP key (`--dpop`, RFC 9449); the key is made by the sign-in
     /// (``SignIn``), not here, so that the settings stay a plain value.
     var dpop = false
+    /// Whether to draw the sign-in full screen (`--kiosk`, ``KioskSignIn``).
+    var kiosk = false
+    /// Whether `--kiosk` requests a new code by itself when one expires (`--renew`), instead of on a key press.
+    var renew = false
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
@@ -75,7 +79,19 @@ struct LoginSettings: Sendable, Equatable {
                 "dpop",
                 "Bind the tokens to a new DPoP key (RFC 9449), saved beside the profile: a copy of the tokens"
                     + " is useless without it."),
-        ]
+        ] + kioskOptions
+
+    /// `--kiosk` and `--renew`, shared with `demo`.
+    static let kioskOptions: [OptionSpec] = [
+        .flag(
+            "kiosk",
+            "Draw the sign-in full screen on the terminal (large code, host, QR code, countdown); when the code"
+                + " expires, a key press asks for a new one."),
+        .flag(
+            "renew",
+            "With --kiosk: when the code expires, request a new one by itself (unattended kiosks; see"
+                + " docs/kiosk.md for why this is off by default)."),
+    ]
 
     /// Reads the settings.
     /// - Parameter secrets: Where `--client-secret -` and `--client-secret-file` are read from.
@@ -148,6 +164,7 @@ struct LoginSettings: Sendable, Equatable {
             }
         }
         let timeout = try DurationOption.read(options, "timeout", range: 1...86_400, command: command)
+        let (kiosk, renew) = try kioskFlags(options, command: command)
         // Last, once every other option is known to be good: this may read a file or standard input.
         let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
         let authentication: ClientAuthentication
@@ -170,7 +187,7 @@ struct LoginSettings: Sendable, Equatable {
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
-            warnings: secret?.warnings ?? []
+            kiosk: kiosk, renew: renew, warnings: secret?.warnings ?? []
         )
     }
 
@@ -216,6 +233,15 @@ struct LoginSettings: Sendable, Equatable {
         }
         let value = scalars[scalars.index(after: colon)...].drop(while: { $0 == " " })
         return HTTPHeader(name, String(String.UnicodeScalarView(value)))
+    }
+
+    /// `--kiosk` and `--renew`.
+    /// - Throws: ``UsageError`` for `--renew` without `--kiosk`.
+    static func kioskFlags(_ options: ParsedOptions, command: String) throws -> (kiosk: Bool, renew: Bool) {
+        let kiosk = options.flag("kiosk")
+        let renew = options.flag("renew")
+        guard kiosk || !renew else { throw UsageError("--renew needs --kiosk", command: command) }
+        return (kiosk, renew)
     }
 
     /// The `--qr` option (default `auto`).
