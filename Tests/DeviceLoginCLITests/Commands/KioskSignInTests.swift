@@ -220,4 +220,34 @@ struct KioskSignInTests {
             "\(output.suffix(300).debugDescription)")
         #expect(output.components(separatedBy: "\u{1B}[?1049l").count == 2)
     }
+
+    @Test(
+        "The binary on a pseudo-terminal: SIGWINCH redraws the screen at the size the terminal now has",
+        .timeLimit(.minutes(2)))
+    func resizeOnTerminal() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try PseudoTerminal()
+        try terminal.resize(columns: 100, rows: 40)
+        let process = try terminal.start(
+            BinaryHarness.binary, ["demo", "--kiosk", "--interval", "1"], environment: ["DEVICE_LOGIN_HOME": home.path]
+        )
+        try #require(await terminal.wait(for: "Waiting for approval", seconds: 30), "\(terminal.output.suffix(2000))")
+        let before = terminal.output.utf8.count
+        try terminal.resize(columns: 120, rows: 30)
+        kill(process.processIdentifier, SIGWINCH)
+        // The screen cleared, then a frame of 30 lines (29 line ends) drawn from the top.
+        let redrawn = await terminal.wait(for: "\u{1B}[2J\u{1B}[H", after: before, seconds: 20)
+        kill(process.processIdentifier, SIGINT)
+        let ending = await terminal.finish(process, seconds: 10)
+        #expect(ending == .exited(130))
+        #expect(redrawn, "no redraw after SIGWINCH: \(terminal.output.suffix(500).debugDescription)")
+        let output = terminal.output
+        let after = String(decoding: output.utf8.dropFirst(before), as: UTF8.self)
+        let frame = try #require(after.components(separatedBy: "\u{1B}[2J\u{1B}[H").dropFirst().first)
+        // Up to the next frame, or the end of the screen.
+        let drawn = frame.components(separatedBy: "\u{1B}[H")[0].components(separatedBy: KioskScreen.leave)[0]
+        #expect(drawn.unicodeScalars.filter { $0 == "\n" }.count == 29, "\(drawn.debugDescription)")
+        #expect(drawn.contains("Code: "))
+    }
 }
