@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(
             name: "DeviceLoginTerminalTests",
             dependencies: ["DeviceLoginTerminal", "DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport"],
-            exclude: ["Prompt/Snapshots"]
+            exclude: ["Kiosk/Snapshots", "Prompt/Snapshots"]
         ),
         .testTarget(name: "DeviceLoginTestingTests", dependencies: ["DeviceLoginTesting", "DeviceLogin"]),
         .testTarget(

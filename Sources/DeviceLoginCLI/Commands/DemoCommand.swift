@@ -53,7 +53,7 @@ package enum DemoCommand {
                     "Speak DPoP (RFC 9449): the server demands a proof and its nonce with every request, and the"
                         + " sign-in binds its tokens to a new key; then print the server's record of the proofs."),
                 .value("token-lifetime", "SECONDS", "How long the access tokens live (default 3600)."),
-            ],
+            ] + LoginSettings.kioskOptions,
             discussion: """
                 The server speaks RFC 8628 with discovery, refresh, revocation and userinfo, and enforces the
                 polling interval itself. Open the verification URI it prints in a browser to approve or deny the

@@ -29,6 +29,9 @@ package struct DemoOptions: Sendable, Equatable {
     package var dpop: Bool
     /// The access tokens' lifetime in seconds, nil for the server's default (an hour).
     package var tokenLifetime: Int?
+    /// Draw the sign-in full screen (`--kiosk`), and with `--renew` request a new code by itself.
+    var kiosk = false
+    var renew = false
 
     /// The longest `--verification-uri` taken, in bytes: the prompt shows no longer one.
     static let maximumURILength = 2048
@@ -58,6 +61,7 @@ package struct DemoOptions: Sendable, Equatable {
         json = options.flag("json")
         dpop = options.flag("dpop")
         tokenLifetime = try seconds("token-lifetime", range: 1...86_400)
+        (kiosk, renew) = try LoginSettings.kioskFlags(options, command: "demo")
     }
 
     /// The sign-in `demo` runs against its server: a public client, nothing saved, the `--qr`, `--json` and
@@ -65,7 +69,7 @@ package struct DemoOptions: Sendable, Equatable {
     func signIn(issuer: String, clientID: String) -> LoginSettings {
         LoginSettings(
             issuer: issuer, client: ClientConfiguration(clientID: clientID), qr: qr, json: json, store: false,
-            dpop: dpop
+            dpop: dpop, kiosk: kiosk, renew: renew
         )
     }
 }

@@ -35,6 +35,10 @@ struct LoginSettings: Sendable, Equatable {
     var detach = false
     /// How the sign-in is shown to programs and people (`--events`, `--quiet`, `--notify-command`).
     var presentation = LoginPresentation()
+    /// Whether to draw the sign-in full screen (`--kiosk`, ``KioskSignIn``).
+    var kiosk = false
+    /// Whether `--kiosk` requests a new code by itself when one expires (`--renew`), instead of on a key press.
+    var renew = false
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
@@ -89,7 +93,19 @@ struct LoginSettings: Sendable, Equatable {
                     + " is useless without it."),
         ] + DetachedSignIn.options + providerOptions + [
             .flag("dry-run", "Print the endpoints, scopes, parameters and client that would be used; send nothing.")
-        ]
+        ] + kioskOptions
+
+    /// `--kiosk` and `--renew`, shared with `demo`.
+    static let kioskOptions: [OptionSpec] = [
+        .flag(
+            "kiosk",
+            "Draw the sign-in full screen on the terminal (large code, host, QR code, countdown); when the code"
+                + " expires, a key press asks for a new one."),
+        .flag(
+            "renew",
+            "With --kiosk: when the code expires, request a new one by itself (unattended kiosks; see"
+                + " docs/kiosk.md for why this is off by default)."),
+    ]
 
     /// `--qr`, which `demo` takes too.
     static let qrOption = OptionSpec.value(
@@ -177,6 +193,12 @@ struct LoginSettings: Sendable, Equatable {
         let timeout = try DurationOption.read(options, "timeout", range: 1...86_400, command: command)
         try DetachedSignIn.checkDetach(options, command: command)
         let presentation = try LoginPresentation(options, command: command)
+        let (kiosk, renew) = try kioskFlags(options, command: command)
+        let others = ["detach", "events", "quiet"].filter { options.flag($0) } + ["notify-command"].filter(options.has)
+        if kiosk, let clash = others.first {
+            throw UsageError(
+                "--kiosk draws the sign-in itself, full screen; it cannot go with --\(clash)", command: command)
+        }
         // Last, once every other option is known to be good: this may read a file or standard input.
         let secret = try await ClientSecretOption.read(options, command: command, input: secrets)
         let authentication: ClientAuthentication
@@ -201,7 +223,7 @@ struct LoginSettings: Sendable, Equatable {
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
-            detach: options.flag("detach"), presentation: presentation,
+            detach: options.flag("detach"), presentation: presentation, kiosk: kiosk, renew: renew,
             warnings: (secret?.warnings ?? [])
                 + (provider.map {
                     providerWarnings($0, scopes: scopes ?? [], parameters: parameters, hasSecret: secret != nil)
@@ -267,6 +289,15 @@ struct LoginSettings: Sendable, Equatable {
         }
         let value = scalars[scalars.index(after: colon)...].drop(while: { $0 == " " })
         return HTTPHeader(name, String(String.UnicodeScalarView(value)))
+    }
+
+    /// `--kiosk` and `--renew`.
+    /// - Throws: ``UsageError`` for `--renew` without `--kiosk`.
+    static func kioskFlags(_ options: ParsedOptions, command: String) throws -> (kiosk: Bool, renew: Bool) {
+        let kiosk = options.flag("kiosk")
+        let renew = options.flag("renew")
+        guard kiosk || !renew else { throw UsageError("--renew needs --kiosk", command: command) }
+        return (kiosk, renew)
     }
 
     /// The `--qr` option (default `auto`).

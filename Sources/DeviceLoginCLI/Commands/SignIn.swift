@@ -26,6 +26,7 @@ struct SignIn: Sendable {
     /// - Throws: The flow's errors; ``DeviceLoginError`` with code ``DeviceLoginError/Code/expired`` (exit 66) when
     ///   the timeout passed first.
     func run(transport: any HTTPTransport) async throws -> Result {
+        if settings.kiosk { try KioskSignIn.checkTerminal(context) }
         guard let timeout = settings.timeout else { return try await runFlow(transport: transport) }
         guard
             let result = try await Self.within(
@@ -63,6 +64,11 @@ struct SignIn: Sendable {
             now: context.now
         )
         let authorization = try await flow.requestAuthorization()
+        if settings.kiosk {
+            let response = try await KioskSignIn(settings: settings, context: context).poll(
+                flow: flow, first: authorization)
+            return Result(endpoints: endpoints, response: response, receivedAt: context.now())
+        }
         let presentation = settings.presentation
         // Who follows the flow: the prompt on stderr (unless --quiet), the event lines on stdout (--events).
         let presenter =

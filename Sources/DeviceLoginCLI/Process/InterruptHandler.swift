@@ -28,6 +28,9 @@ final class InterruptHandler: Sendable {
     /// How long the first signal waits for the command to unwind before the process ends anyway.
     static let gracePeriod: DispatchTimeInterval = .seconds(5)
 
+    /// What else must be put back when the process ends at once (the kiosk screen: ``restoring(with:_:)``).
+    private static let extraRestore = Locked<(@Sendable () -> Void)?>(nil)
+
     /// The handler ``CLIProcess`` installed, if any (none in tests that run the CLI in-process).
     private static let installed = Locked<InterruptHandler?>(nil)
 
@@ -110,6 +113,17 @@ final class InterruptHandler: Sendable {
         return try await body()
     }
 
+    /// Runs `body` with `restore` registered: when the process must end at once (a second signal, or the grace
+    /// period over) `restore` runs before the usual last words. `login --kiosk` leaves its alternate screen and
+    /// puts the keyboard mode back there; on every other path it does so itself.
+    static func restoring<Value>(
+        with restore: @escaping @Sendable () -> Void, _ body: () async throws -> Value
+    ) async rethrows -> Value {
+        extraRestore.withLock { $0 = restore }
+        defer { extraRestore.withLock { $0 = nil } }
+        return try await body()
+    }
+
     /// Cancels `task` on the first signal, or at once when one has arrived already.
     func cancel(_ task: Task<ExitCode, Never>) {
         let seen = state.withLock { state in
@@ -134,6 +148,7 @@ final class InterruptHandler: Sendable {
     /// Puts the terminal back (erase the line, reset attributes, show the cursor), says so, and ends the process
     /// with 128 + `signal` without unwinding.
     private static func stopNow(_ signal: Int32, stderr: TextSink, allowsEscapes: Bool) -> Never {
+        extraRestore.withLock { $0 }?()
         if allowsEscapes { stderr.write("\r\u{1B}[2K\u{1B}[0m\u{1B}[?25h") }
         stderr.line("device-login: cancelled")
         _exit(ExitCode(stoppedBy: signal)?.rawValue ?? 128 + signal)

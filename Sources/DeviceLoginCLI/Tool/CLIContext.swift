@@ -32,6 +32,8 @@ struct CLIContext: Sendable {
     var clock: any Clock<Duration>
     /// The wall clock.
     var now: @Sendable () -> Date
+    /// Makes the terminal `login --kiosk` reads key presses and resizes from (``SystemKioskConsole`` by default).
+    var kioskConsole: @Sendable () -> any KioskConsole = { SystemKioskConsole() }
     /// Whether `--verbose` asked for a trace on stderr (``trace(_:_:)``); see ``tracing()``.
     var verbose = false
 

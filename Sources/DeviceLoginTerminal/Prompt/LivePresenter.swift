@@ -1,5 +1,4 @@
 import DeviceLogin
-import Dispatch
 
 /// Shows a device flow as it happens: the sign-in prompt, then a live status line or plain progress lines.
 ///
@@ -112,17 +111,9 @@ public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
         if capabilities.allowsEscapes { output.write(LiveStatus.restoreSequence) }
     }
 
-    /// Writes on the presenter's own queue: `write(2)` to a terminal blocks while output is paused (Ctrl-S, serial
-    /// flow control), and blocking calls must not hold one of the few threads of the cooperative pool.
+    /// Writes off the cooperative pool (``TerminalOutput/writeOffPool(_:)``).
     private func write(_ text: String) async {
-        guard !text.isEmpty else { return }
-        let output = self.output
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            outputQueue.async {
-                output.write(text)
-                continuation.resume()
-            }
-        }
+        await output.writeOffPool(text)
     }
 
     /// What the presenter's loop reacts to.
@@ -155,6 +146,3 @@ extension LivePresenter where C == ContinuousClock {
         )
     }
 }
-
-/// The serial queue every presenter writes on, off the cooperative pool, in order.
-private let outputQueue = DispatchQueue(label: "DeviceLoginTerminal.LivePresenter.output")

@@ -134,7 +134,7 @@ public struct PromptRenderer: Sendable, Hashable {
     }
 
     /// `Warning: <message>`, the label bold and red when colours are on, bold without colours, plain elsewhere.
-    private func warningLine(_ warning: VerificationHostCheck.Warning) -> String {
+    func warningLine(_ warning: VerificationHostCheck.Warning) -> String {
         let label =
             capabilities.allowsColor
             ? ANSI.bold + ANSI.red + "Warning:" + ANSI.reset : ANSI.bold("Warning:", if: styled)
@@ -188,30 +188,13 @@ public struct PromptRenderer: Sendable, Hashable {
         case .auto where !capabilities.isTerminal: return .none
         case .auto, .always: break
         }
-        let check = authorization.hostCheck
-        // A refused verification_uri refuses the QR code too, even when verification_uri_complete looks safe:
-        // the person could not check the address against one shown in words.
-        guard check.refusal == nil, SafeURI(check.verificationURI) != nil else {
-            return .notice("QR code not shown: the server's link is not a plain http(s) address.")
-        }
-        // The QR code would carry a host the person cannot read, other than the one shown in words.
-        guard check.allowsQRCode else {
-            return .notice("QR code not shown: the server's two links lead to different hosts.")
-        }
-        guard let uri = SafeURI(check.qrURI) else {
-            return .notice("QR code not shown: the server's link is not a plain http(s) address.")
-        }
         let matrix: QRMatrix
-        do {
-            matrix = try QRMatrix(encoding: uri.string, errorCorrection: errorCorrection)
-        } catch {
-            return .notice("QR code not shown: \(error).")
+        let caption: String
+        switch QRTarget(authorization.hostCheck).matrix(errorCorrection: errorCorrection) {
+        case .failure(let refusal): return .notice(refusal.notice)
+        case .success(let made): (matrix, caption) = made
         }
         let renderer = QRRenderer(capabilities: capabilities)
-        let caption =
-            check.verificationURIComplete == nil
-            ? "Scan to open \(uri.hostAndPort), then enter the code below."
-            : "Scan to open \(uri.hostAndPort) with the code below filled in."
         let shown = QRSection.shown(renderer.lines(for: matrix), caption: caption)
         guard qrMode == .auto else { return shown }
         let force = "use --qr always to force"

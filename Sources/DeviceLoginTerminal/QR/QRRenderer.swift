@@ -1,9 +1,12 @@
 /// Draws a ``QRMatrix`` as text, with a quiet zone of 4 modules on every side.
 ///
-/// Two choices make a style:
+/// Three choices make a style:
 /// - ``Glyphs``: ``Glyphs/halfBlocks`` (`▀ ▄ █` and space, two module rows per line, one column per module:
 ///   `size + 8` columns) when the locale is UTF-8, else ``Glyphs/ascii`` (one module row per line, two columns per
 ///   module: `2 × (size + 8)` columns).
+/// - ``scale``: how many cells a module takes; 1 by default. At scale *n* a module is *n* half-block pixels wide
+///   and tall (`n` columns, `n/2` lines) or *n* ASCII module cells (`2n` columns, `n` lines): the kiosk screen
+///   draws larger codes where there is room. The quiet zone grows with it.
 /// - ``Paint``: how dark is told from light.
 ///   - ``Paint/colors``: explicit black on white (`ESC[30;47m`, reset at each line end), right on every theme.
 ///   - ``Paint/inverseVideo`` and ``Paint/none``, when colour is not allowed. Without colour the renderer cannot
@@ -42,8 +45,16 @@ public struct QRRenderer: Sendable, Hashable {
     /// The width of the light border around the symbol, in modules (ISO/IEC 18004 asks for 4).
     public static let quietZone = 4
 
+    /// The largest ``scale``.
+    public static let maximumScale = 16
+
     /// The characters used.
     public var glyphs: Glyphs
+    /// How many half-block pixels (or ASCII module cells) each module takes across and down: 1 to
+    /// ``maximumScale``.
+    public var scale: Int {
+        didSet { scale = Self.bounded(scale) }
+    }
     /// The way dark is told from light.
     public var paint: Paint
 
@@ -52,16 +63,21 @@ public struct QRRenderer: Sendable, Hashable {
     /// - Parameters:
     ///   - glyphs: The characters to draw with.
     ///   - paint: The way dark is told from light.
-    public init(glyphs: Glyphs, paint: Paint) {
+    ///   - scale: How many pixels each module takes across and down; 1 by default, clamped to 1…``maximumScale``.
+    public init(glyphs: Glyphs, paint: Paint, scale: Int = 1) {
         self.glyphs = glyphs
         self.paint = paint
+        self.scale = Self.bounded(scale)
     }
 
     /// Creates the renderer that suits a terminal: half blocks for UTF-8, colours when allowed, inverse video when
     /// escapes are allowed without colour, and plain characters otherwise.
     ///
-    /// - Parameter capabilities: The terminal.
-    public init(capabilities: TerminalCapabilities) {
+    /// - Parameters:
+    ///   - capabilities: The terminal.
+    ///   - scale: How many pixels each module takes across and down; 1 by default.
+    public init(capabilities: TerminalCapabilities, scale: Int = 1) {
+        self.scale = Self.bounded(scale)
         self.glyphs = capabilities.isUTF8 ? .halfBlocks : .ascii
         if capabilities.allowsColor {
             self.paint = .colors
@@ -72,14 +88,14 @@ public struct QRRenderer: Sendable, Hashable {
 
     /// The columns the drawing of `matrix` takes.
     public func width(for matrix: QRMatrix) -> Int {
-        let modules = matrix.size + 2 * Self.quietZone
-        return glyphs == .halfBlocks ? modules : 2 * modules
+        let pixels = (matrix.size + 2 * Self.quietZone) * scale
+        return glyphs == .halfBlocks ? pixels : 2 * pixels
     }
 
     /// The lines the drawing of `matrix` takes.
     public func height(for matrix: QRMatrix) -> Int {
-        let modules = matrix.size + 2 * Self.quietZone
-        return glyphs == .halfBlocks ? (modules + 1) / 2 : modules
+        let pixels = (matrix.size + 2 * Self.quietZone) * scale
+        return glyphs == .halfBlocks ? (pixels + 1) / 2 : pixels
     }
 
     /// Whether the drawing of `matrix` fits in a terminal of `columns` × `rows`.
@@ -93,25 +109,30 @@ public struct QRRenderer: Sendable, Hashable {
     /// - Returns: ``height(for:)`` lines of ``width(for:)`` columns each.
     public func lines(for matrix: QRMatrix) -> [String] {
         let border = Self.quietZone
-        let span = -border..<(matrix.size + border)
+        let scale = self.scale
+        let pixels = 0..<((matrix.size + 2 * border) * scale)
+        // Whether the pixel at `y`, `x` of the scaled drawing (quiet zone included) is a dark module. Past the last
+        // row (an odd number of pixel rows) it reads as light: more quiet zone.
+        func dark(_ y: Int, _ x: Int) -> Bool {
+            matrix[row: y / scale - border, column: x / scale - border]
+        }
         // In every style but `colors`, what is drawn in the foreground colour (a glyph, or an inverse blank) is
         // the light part; see the type's documentation.
         let inkIsDark = paint != .none
         switch glyphs {
         case .halfBlocks:
-            return stride(from: span.lowerBound, to: span.upperBound, by: 2).map { top in
+            return stride(from: pixels.lowerBound, to: pixels.upperBound, by: 2).map { top in
                 var line = ""
-                for column in span {
-                    // The row below the last one (the size is odd) reads as light: more quiet zone.
-                    let upper = matrix[row: top, column: column] == inkIsDark
-                    let lower = matrix[row: top + 1, column: column] == inkIsDark
+                for column in pixels {
+                    let upper = dark(top, column) == inkIsDark
+                    let lower = (top + 1 < pixels.upperBound && dark(top + 1, column)) == inkIsDark
                     line += HalfBlock.character(upper: upper, lower: lower)
                 }
                 return wrapped(line)
             }
         case .ascii:
-            return span.map { row in
-                asciiLine(span.map { matrix[row: row, column: $0] })
+            return pixels.map { row in
+                asciiLine(pixels.map { dark(row, $0) })
             }
         }
     }
@@ -122,6 +143,11 @@ public struct QRRenderer: Sendable, Hashable {
     /// - Returns: The text to write.
     public func render(_ matrix: QRMatrix) -> String {
         lines(for: matrix).map { $0 + "\n" }.joined()
+    }
+
+    /// `scale` within 1…``maximumScale``.
+    private static func bounded(_ scale: Int) -> Int {
+        min(max(scale, 1), maximumScale)
     }
 
     /// A half-block line with the paint's escapes around it.

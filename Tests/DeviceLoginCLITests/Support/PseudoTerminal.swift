@@ -101,6 +101,15 @@ final class PseudoTerminal: @unchecked Sendable {
         return process
     }
 
+    /// Sets the terminal's size, as a terminal window does when it is resized (the process is not told: send it
+    /// `SIGWINCH`, which the kernel sends only to a terminal's foreground process group).
+    func resize(columns: UInt16, rows: UInt16) throws {
+        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        guard ioctl(primary, UInt(TIOCSWINSZ), &size) == 0 else {
+            throw Failure(description: "TIOCSWINSZ: \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Everything written so far, as text.
     var output: String { String(decoding: received.withLock { $0 }, as: UTF8.self) }
 
@@ -113,6 +122,20 @@ final class PseudoTerminal: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return output.contains(text)
+    }
+
+    /// Waits until the output written after its first `offset` bytes contains `text`; returns whether it did within
+    /// `seconds`.
+    func wait(for text: String, after offset: Int, seconds: Double) async -> Bool {
+        func seen() -> Bool {
+            String(decoding: received.withLock { $0 }.dropFirst(offset), as: UTF8.self).contains(text)
+        }
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if seen() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return seen()
     }
 
     /// How a process ended.

@@ -128,4 +128,38 @@ struct QRRendererTests {
         let dumb = TerminalCapabilities(isTerminal: true, isUTF8: false, term: "dumb")
         #expect(QRRenderer(capabilities: dumb) == QRRenderer(glyphs: .ascii, paint: .none))
     }
+
+    @Test(
+        "Scaled: every module a scale x scale square of pixels, the quiet zone scaled too; zbarimg reads it",
+        arguments: styles.filter { $0.paint == .colors }, [2, 3])
+    func scaled(style: QRRenderer, scale: Int) throws {
+        var renderer = style
+        renderer.scale = scale
+        let matrix = try QRMatrix(encoding: Fixtures.completeURI)
+        let lines = renderer.lines(for: matrix)
+        let side = (matrix.size + 2 * QRRenderer.quietZone) * scale
+        #expect(renderer.width(for: matrix) == (renderer.glyphs == .halfBlocks ? side : 2 * side))
+        #expect(renderer.height(for: matrix) == (renderer.glyphs == .halfBlocks ? (side + 1) / 2 : side))
+        #expect(lines.count == renderer.height(for: matrix))
+        let screen = try TerminalScreen(lines: lines, theme: .dark)
+        let pixels = try #require(renderer.glyphs == .halfBlocks ? screen.halfBlockModules() : screen.asciiModules())
+        for y in 0..<side {
+            for x in 0..<side {
+                let module = matrix[
+                    row: y / scale - QRRenderer.quietZone, column: x / scale - QRRenderer.quietZone]
+                #expect(pixels[y][x] == module, "pixel \(x), \(y)")
+            }
+        }
+        guard ZBar.isAvailable() else { return }
+        #expect(try ZBar.decode(screen.picture(cellWidth: 4, halfHeight: 4)) == Fixtures.completeURI)
+    }
+
+    @Test("The scale is kept within 1 and the maximum")
+    func scaleBounds() {
+        #expect(QRRenderer(glyphs: .halfBlocks, paint: .colors, scale: 0).scale == 1)
+        #expect(QRRenderer(capabilities: Fixtures.laptop, scale: 1000).scale == QRRenderer.maximumScale)
+        var renderer = QRRenderer(glyphs: .ascii, paint: .none)
+        renderer.scale = -5
+        #expect(renderer.scale == 1)
+    }
 }

@@ -19,8 +19,10 @@ struct TerminalScreen {
     /// The grey of the upper and lower half of every cell, line by line.
     let cells: [[(upper: UInt8, lower: UInt8)]]
 
-    /// Reads `lines` as a terminal with `theme` shows them. Unknown characters or sequences are a test failure.
-    init(lines: [String], theme: Theme) throws {
+    /// Reads `lines` as a terminal with `theme` shows them. Unknown characters or sequences are a test failure,
+    /// unless `withText`: then bold and red are read too, and any other character (a letter) as a cell inked in its
+    /// upper half, about as much ink as a glyph leaves; a whole screen (the kiosk's) can be pictured so.
+    init(lines: [String], theme: Theme, withText: Bool = false) throws {
         var cells: [[(upper: UInt8, lower: UInt8)]] = []
         for line in lines {
             var foreground: UInt8? = nil
@@ -48,6 +50,8 @@ struct TerminalScreen {
                         case 37: foreground = Theme.white
                         case 40: background = Theme.black
                         case 47: background = Theme.white
+                        case 1 where withText, 22 where withText: break
+                        case 31 where withText, 32 where withText: foreground = theme.foreground
                         default: throw ScreenError.unexpected(line)
                         }
                     }
@@ -62,7 +66,9 @@ struct TerminalScreen {
                 case "▄": row.append((paper, ink))
                 case " ": row.append((paper, paper))
                 case "#": row.append((ink, ink)) // a '#' covers about half its cell; read as ink
-                default: throw ScreenError.unexpected(line)
+                default:
+                    guard withText, scalar.value >= 0x20 else { throw ScreenError.unexpected(line) }
+                    row.append((ink, paper))
                 }
             }
             cells.append(row)

@@ -1,0 +1,345 @@
+import DeviceLogin
+
+/// Renders the full-screen kiosk view of a device authorization: a pure function from the screen's size, the
+/// authorization, the time left and the ``KioskState`` to the lines of the screen.
+///
+/// The screen says what the prompt says, laid out to fill the terminal and be read from a distance:
+/// - each of ``DeviceAuthorization/hostCheck``'s warnings (a sign-in page outside the issuer's domain, two links on
+///   different hosts, an internationalised host), in bold red with colours;
+/// - the verification URI and, in plain words, the host the person will be sent to (RFC 8628 §5.4);
+/// - "Only continue if you started this sign-in on NAME just now." (RFC 10027);
+/// - the user code in block letters as large as fits (``BannerFont`` at a scale, broken after a dash when it must
+///   be), and always as plain text, `Code: WDJB-MJHT` (§3.3.1);
+/// - the countdown, and what the sign-in is doing;
+/// - a QR code of `verification_uri_complete` (or `verification_uri`) as large as fits, always with its 4-module
+///   quiet zone, beside the text when there is room and above it otherwise; none when ``QRTarget`` refuses one (two
+///   links on different hosts), with the line that says why, and none with ``QRMode/never``.
+///
+/// Among the layouts that fit, the one that shows both the QR code and the large code wins, then the larger QR
+/// code, then the larger letters. Everything is centred. Once the code has expired the screen shows neither the
+/// code nor the QR code, only what happens next.
+///
+/// ```swift
+/// let screen = KioskScreen(capabilities: .detect(), machineName: MachineName.current())
+/// output.write(KioskScreen.enter + screen.frame(for: authorization, secondsLeft: 840, state: .waiting,
+///                                               columns: 80, rows: 24))
+/// ```
+public struct KioskScreen: Sendable, Hashable {
+    /// The terminal drawn on: its character set and whether colours are allowed. Its size is not used: the size is
+    /// given with each frame.
+    public var capabilities: TerminalCapabilities
+    /// Whether a QR code is drawn: ``QRMode/never`` draws none; ``QRMode/auto`` and ``QRMode/always`` draw one when
+    /// it fits.
+    public var qrMode: QRMode
+    /// The QR code's error correction level.
+    public var errorCorrection: QRMatrix.ErrorCorrection
+    /// This machine's name, in "Only continue if you started this sign-in on NAME just now"; nil says "on this
+    /// computer". Sanitised before it is shown.
+    public var machineName: String?
+
+    /// Creates a renderer.
+    ///
+    /// - Parameters:
+    ///   - capabilities: The terminal drawn on.
+    ///   - qrMode: Whether a QR code is drawn; ``QRMode/auto`` by default.
+    ///   - errorCorrection: The QR code's error correction level; ``QRMatrix/ErrorCorrection/medium`` by default.
+    ///   - machineName: This machine's name; ``MachineName/current()`` by default. Tests give a fixed one.
+    public init(
+        capabilities: TerminalCapabilities,
+        qrMode: QRMode = .auto,
+        errorCorrection: QRMatrix.ErrorCorrection = .medium,
+        machineName: String? = MachineName.current()
+    ) {
+        self.capabilities = capabilities
+        self.qrMode = qrMode
+        self.errorCorrection = errorCorrection
+        self.machineName = machineName
+    }
+
+    /// Switches to the alternate screen (DEC private mode 1049: `smcup`), clears it and hides the cursor.
+    public static let enter = "\u{1B}[?1049h\u{1B}[H\u{1B}[2J\u{1B}[?25l"
+    /// Resets attributes, shows the cursor and leaves the alternate screen (`rmcup`): the shell's screen comes back
+    /// as it was. The last bytes are `ESC [ ? 1049 l`.
+    public static let leave = ANSI.reset + ANSI.showCursor + "\u{1B}[?1049l"
+
+    /// The screen, `rows` lines of at most `columns` columns, without line feeds.
+    ///
+    /// - Parameters:
+    ///   - authorization: The device authorization shown.
+    ///   - secondsLeft: Seconds until the code expires.
+    ///   - state: What the sign-in is doing.
+    ///   - columns: The terminal's width (at least 1 is used).
+    ///   - rows: The terminal's height (at least 1 is used).
+    /// - Returns: Exactly `rows` lines.
+    public func lines(
+        for authorization: DeviceAuthorization, secondsLeft: Int, state: KioskState, columns: Int, rows: Int
+    ) -> [String] {
+        let columns = min(max(columns, 1), TerminalCapabilities.maximumDimension)
+        let rows = min(max(rows, 1), TerminalCapabilities.maximumDimension)
+        let content: Block
+        switch state {
+        case .waiting, .retrying:
+            content = codeScreen(authorization, secondsLeft: secondsLeft, state: state, columns: columns, rows: rows)
+        case .expired(let next):
+            content = messageScreen(expired: true, next: next, columns: columns, rows: rows)
+        case .requestingCode:
+            content = messageScreen(expired: false, next: .automatic, columns: columns, rows: rows)
+        }
+        let top = max(0, (rows - content.lines.count) / 2)
+        let left = String(repeating: " ", count: max(0, (columns - content.width) / 2))
+        var screen = [String](repeating: "", count: top)
+        screen += content.lines.map { $0.isEmpty ? "" : left + $0 }
+        if screen.count < rows { screen += [String](repeating: "", count: rows - screen.count) }
+        return Array(screen.prefix(rows))
+    }
+
+    /// The screen as text to write: the cursor sent home, then each line over the last frame's, the rest of each
+    /// line erased. Draws over the previous frame without clearing the screen first, so a redraw does not flicker.
+    ///
+    /// - Parameters: As ``lines(for:secondsLeft:state:columns:rows:)``.
+    /// - Returns: The frame.
+    public func frame(
+        for authorization: DeviceAuthorization, secondsLeft: Int, state: KioskState, columns: Int, rows: Int
+    ) -> String {
+        let lines = lines(for: authorization, secondsLeft: secondsLeft, state: state, columns: columns, rows: rows)
+        // A line that fills the row leaves the cursor on its last column: erasing there would erase that column.
+        let ended = lines.map { ANSI.visibleWidth($0) < columns ? $0 + Self.eraseToEnd : $0 }
+        return "\u{1B}[H" + ended.joined(separator: "\r\n")
+    }
+
+    /// Erase from the cursor to the end of the line (EL 0).
+    private static let eraseToEnd = "\u{1B}[K"
+
+    // MARK: - Layout
+
+    /// Lines and the width of the widest.
+    private struct Block {
+        var lines: [String]
+        var width: Int
+
+        init(_ lines: [String]) {
+            self.lines = lines
+            self.width = lines.map(ANSI.visibleWidth).max() ?? 0
+        }
+    }
+
+    /// Columns between the QR code and the text beside it.
+    static let gap = 3
+    /// The narrowest text column worth placing beside a QR code.
+    static let minimumTextWidth = 24
+
+    /// A layout that fits: the QR code's scale (0: none), where it goes, and the text drawn for it.
+    private struct Plan {
+        var qrScale: Int
+        var sideBySide: Bool
+        var bannerScale: Int
+        var text: [String]
+
+        /// Both the QR code and the large code first, then the larger QR code, then the larger letters.
+        var score: (Int, Int, Int) {
+            ((qrScale > 0 ? 1 : 0) + (bannerScale > 0 ? 1 : 0), qrScale, bannerScale)
+        }
+    }
+
+    private func codeScreen(
+        _ authorization: DeviceAuthorization, secondsLeft: Int, state: KioskState, columns: Int, rows: Int
+    ) -> Block {
+        let margin = columns >= 60 ? 2 : 0
+        let usable = columns - 2 * margin
+        var matrix: QRMatrix?
+        var notice: String?
+        if qrMode != .never {
+            switch QRTarget(authorization.hostCheck).matrix(errorCorrection: errorCorrection) {
+            case .success(let made): matrix = made.0
+            case .failure(let refusal): notice = refusal.notice
+            }
+        }
+        let text = { (width: Int, banner: Int) in
+            textLines(
+                authorization, secondsLeft: secondsLeft, state: state, notice: notice, width: width, banner: banner)
+        }
+        // The text alone, as large as fits; clipped at the bottom on a screen too small even for the plain text.
+        var best =
+            bestText(width: usable, rows: rows, text: text).map {
+                Plan(qrScale: 0, sideBySide: false, bannerScale: $0.scale, text: $0.lines)
+            } ?? Plan(qrScale: 0, sideBySide: false, bannerScale: 0, text: text(usable, 0) ?? [])
+        if let matrix {
+            for scale in 1...QRRenderer.maximumScale {
+                let renderer = QRRenderer(capabilities: capabilities, scale: scale)
+                let (qrWidth, qrHeight) = (renderer.width(for: matrix), renderer.height(for: matrix))
+                guard qrWidth <= usable, qrHeight <= rows else { break }
+                let beside = usable - qrWidth - Self.gap
+                if beside >= Self.minimumTextWidth, let fit = bestText(width: beside, rows: rows, text: text) {
+                    let plan = Plan(qrScale: scale, sideBySide: true, bannerScale: fit.scale, text: fit.lines)
+                    if plan.score > best.score { best = plan }
+                }
+                if let fit = bestText(width: usable, rows: rows - qrHeight - 1, text: text) {
+                    let plan = Plan(qrScale: scale, sideBySide: false, bannerScale: fit.scale, text: fit.lines)
+                    if plan.score > best.score { best = plan }
+                }
+            }
+        }
+        guard let matrix, best.qrScale > 0 else { return Block(best.text) }
+        let qr = QRRenderer(capabilities: capabilities, scale: best.qrScale)
+        let qrLines = qr.lines(for: matrix)
+        let qrWidth = qr.width(for: matrix)
+        let block = Block(best.text)
+        if best.sideBySide {
+            let height = max(qrLines.count, block.lines.count)
+            let qrTop = (height - qrLines.count) / 2
+            let textTop = (height - block.lines.count) / 2
+            let blank = String(repeating: " ", count: qrWidth)
+            return Block(
+                (0..<height).map { row in
+                    let left = qrLines.indices.contains(row - qrTop) ? qrLines[row - qrTop] : blank
+                    let right = block.lines.indices.contains(row - textTop) ? block.lines[row - textTop] : ""
+                    return right.isEmpty ? left : left + String(repeating: " ", count: Self.gap) + right
+                })
+        }
+        let width = max(qrWidth, block.width)
+        let qrIndent = String(repeating: " ", count: (width - qrWidth) / 2)
+        let textIndent = String(repeating: " ", count: (width - block.width) / 2)
+        return Block(qrLines.map { qrIndent + $0 } + [""] + block.lines.map { $0.isEmpty ? "" : textIndent + $0 })
+    }
+
+    /// The text with the largest letters that fits in `width` × `rows`: banner scales from the largest whose
+    /// widest piece fits down to 1, then the plain code (scale 0); `nil` when not even that fits.
+    private func bestText(
+        width: Int, rows: Int, text: (Int, Int) -> [String]?
+    ) -> (scale: Int, lines: [String])? {
+        guard width >= 1, rows >= 1 else { return nil }
+        for scale in stride(from: BannerFont.maximumScale, through: 0, by: -1) {
+            // Too wide for even one letter at this scale: no need to lay the text out.
+            if scale > 0, BannerFont.width(forCount: 1, scale: scale) > width { continue }
+            if let lines = text(width, scale), lines.count <= rows { return (scale, lines) }
+        }
+        return nil
+    }
+
+    // MARK: - Text
+
+    private var ellipsis: String { capabilities.isUTF8 ? "…" : "..." }
+
+    private func clean(_ text: String, maxLength: Int = Sanitizer.defaultMaxLength) -> String {
+        Sanitizer.sanitize(text, maxLength: maxLength, asciiOnly: !capabilities.isUTF8)
+    }
+
+    /// The text of the code screen at `width`, with the code in block letters at `banner` (0: plain letters);
+    /// `nil` when the block letters cannot be drawn at that scale (too wide, a character not in the font, ASCII).
+    private func textLines(
+        _ authorization: DeviceAuthorization, secondsLeft: Int, state: KioskState, notice: String?, width: Int,
+        banner: Int
+    ) -> [String]? {
+        func wrap(_ text: KioskText) -> [String] { text.lines(width: width, capabilities: capabilities) }
+        var lines: [String] = []
+        let check = authorization.hostCheck
+        for warning in check.warnings {
+            let message = clean(warning.message, maxLength: PromptRenderer.maximumWarningLength)
+            lines += wrap(KioskText("Warning:", style: .alert) + KioskText(message))
+        }
+        if let refusal = check.refusal {
+            lines += wrap(KioskText("Refused to show the sign-in address: " + clean(refusal) + "."))
+        } else if let uri = SafeURI(check.verificationURI) {
+            lines += wrap(KioskText("Open this page in a browser:"))
+            lines += wrap(KioskText(uri.string, style: .bold))
+            lines += wrap(KioskText("You will be sent to") + KioskText(uri.hostAndPort + ".", style: .bold))
+        } else {
+            lines += wrap(
+                KioskText("Refused to show the sign-in address: the server sent one that is not a plain http(s) link."))
+        }
+        lines += wrap(continueText)
+        let code = clean(authorization.userCode)
+        let big = bigCode(code, width: width, scale: banner)
+        if banner > 0, big.isEmpty { return nil }
+        if !big.isEmpty { lines += [""] + big }
+        lines += [""] + wrap(KioskText("Code: " + code)) + [""]
+        lines += wrap(KioskText("The code expires in \(TimeText.clock(seconds: max(0, secondsLeft)))."))
+        switch state {
+        case .retrying(let reason):
+            let reason = clean(reason, maxLength: 160)
+            lines += wrap(KioskText("Network problem, retrying" + ellipsis + (reason.isEmpty ? "" : " " + reason)))
+        default:
+            lines += wrap(KioskText("Waiting for approval" + ellipsis))
+        }
+        if let notice { lines += [""] + wrap(KioskText(notice)) }
+        return lines
+    }
+
+    /// "Only continue if you started this sign-in on NAME just now." (RFC 10027: decline a sign-in you did not start
+    /// here and now).
+    private var continueText: KioskText {
+        let name = machineName.map { clean($0, maxLength: PromptRenderer.maximumMachineNameLength) } ?? ""
+        guard !name.isEmpty else {
+            return KioskText("Only continue if you started this sign-in on this computer just now.")
+        }
+        return KioskText("Only continue if you started this sign-in on") + KioskText(name, style: .bold)
+            + KioskText("just now.")
+    }
+
+    /// The code in block letters at `scale`, broken after dashes and spaces into as few rows as fit `width`, a blank
+    /// line between rows; at scale 0 the code letter-spaced (bold) when it fits. Empty when it cannot be drawn so.
+    private func bigCode(_ code: String, width: Int, scale: Int) -> [String] {
+        guard scale > 0 else {
+            let spaced = code.map(String.init).joined(separator: " ")
+            guard !code.isEmpty, spaced.count <= width else { return [] }
+            return [ANSI.bold(spaced, if: capabilities.allowsEscapes)]
+        }
+        guard capabilities.isUTF8 else { return [] }
+        var groups: [String] = []
+        var group = ""
+        for character in code {
+            group.append(character)
+            if character == "-" || character == " " {
+                groups.append(group)
+                group = ""
+            }
+        }
+        if !group.isEmpty { groups.append(group) }
+        var rows: [String] = []
+        for group in groups {
+            if let last = rows.last, BannerFont.width(forCount: (last + group).count, scale: scale) <= width {
+                rows[rows.count - 1] = last + group
+            } else {
+                guard BannerFont.width(forCount: group.count, scale: scale) <= width else { return [] }
+                rows.append(group)
+            }
+        }
+        var lines: [String] = []
+        for (index, row) in rows.enumerated() {
+            guard let banner = BannerFont.lines(for: row, scale: scale) else { return [] }
+            lines += (index > 0 ? [""] : []) + banner
+        }
+        return lines
+    }
+
+    /// The screen after the code expired, or while a new one is requested: no code, no QR code.
+    private func messageScreen(expired: Bool, next: KioskState.AfterExpiry, columns: Int, rows: Int) -> Block {
+        var message: [String] = []
+        if expired {
+            message.append("This sign-in code has expired.")
+            switch next {
+            case .pressKey: message.append("Press any key for a new code, or Ctrl-C to quit.")
+            case .automatic: message.append("A new code will be requested" + ellipsis)
+            case .end: message.append("Start the sign-in again for a new code.")
+            }
+        } else {
+            message.append("Requesting a new code" + ellipsis)
+        }
+        var banner: [String] = []
+        if expired, capabilities.isUTF8 {
+            let word = "EXPIRED"
+            let scale = stride(from: BannerFont.maximumScale, through: 1, by: -1).first {
+                BannerFont.width(forCount: word.count, scale: $0) <= columns
+                    && BannerFont.lineCount(scale: $0) + 1 + message.count <= rows
+            }
+            if let scale, let lines = BannerFont.lines(for: word, scale: scale) { banner = lines + [""] }
+        }
+        let text = message.flatMap { KioskText($0).lines(width: columns, capabilities: capabilities) }
+        let width = max(banner.map(ANSI.visibleWidth).max() ?? 0, text.map(ANSI.visibleWidth).max() ?? 0)
+        // Each line centred on its own.
+        func centred(_ line: String) -> String {
+            String(repeating: " ", count: max(0, (width - ANSI.visibleWidth(line)) / 2)) + line
+        }
+        return Block(banner.map(centred) + text.map(centred))
+    }
+}
