@@ -256,20 +256,21 @@ enum DetachedSignIn {
         context: CLIContext
     ) async throws -> TokenResponse {
         let authorization = flow.resuming(pending.authorization, progress: pending.progress)
-        let (events, sink) = AsyncStream.makeStream(of: DeviceFlowEvent.self)
+        // Each event with the time it happened, taken on the polling task: the saving task may run later.
+        let (events, sink) = AsyncStream.makeStream(of: (event: DeviceFlowEvent, at: Date).self)
         let outcome: Result<TokenResponse, any Error> = await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var saved = pending
                 var warned = false
                 var reading = lines
-                for await event in events {
+                for await (event, time) in events {
                     // --events: a reader that has gone stops the lines; the last one (`login`'s) then fails with 74.
                     do throws(ResultSink.WriteError) {
-                        try reading?.write(event)
+                        try reading?.write(event, at: time)
                     } catch {
                         reading = nil
                     }
-                    saved.progress.record(event, at: context.now())
+                    saved.progress.record(event, at: time)
                     switch event {
                     case .polling, .pending, .slowDown, .retrying:
                         do {
@@ -285,7 +286,7 @@ enum DetachedSignIn {
             }
             let outcome: Result<TokenResponse, any Error>
             do {
-                outcome = .success(try await flow.pollForToken(authorization) { sink.yield($0) })
+                outcome = .success(try await flow.pollForToken(authorization) { sink.yield(($0, context.now())) })
             } catch {
                 outcome = .failure(error)
             }

@@ -76,10 +76,12 @@ struct SignIn: Sendable {
             ? nil : LivePresenter(capabilities: context.terminal, qrMode: settings.qr, output: context.stderr)
         let lines = presentation.events ? EventLines(context: context) : nil
         let prompt = presenter.map { _ in AsyncStream.makeStream(of: DeviceFlowEvent.self) }
-        let stream = lines.map { _ in AsyncStream.makeStream(of: DeviceFlowEvent.self) }
+        let stream = lines.map { _ in AsyncStream.makeStream(of: (event: DeviceFlowEvent, at: Date).self) }
+        let now = context.now
         let report: @Sendable (DeviceFlowEvent) -> Void = { event in
             prompt?.continuation.yield(event)
-            stream?.continuation.yield(event)
+            // Stamped here, on the polling task, when it happens: the lines' task may run later.
+            stream?.continuation.yield((event, now()))
         }
         let finish: @Sendable () -> Void = {
             prompt?.continuation.finish()

@@ -21,21 +21,23 @@ struct EventLines: Sendable {
         now = context.now
     }
 
-    /// Writes the line of `event`, if the schema has one and it is not the end of polling.
+    /// Writes the line of `event`, if the schema has one and it is not the end of polling, stamped `time` (the time
+    /// the event happened; default now).
     /// - Throws: ``ResultSink/WriteError`` when stdout is gone: the program that reads the events is.
-    func write(_ event: DeviceFlowEvent) throws(ResultSink.WriteError) {
+    func write(_ event: DeviceFlowEvent, at time: Date? = nil) throws(ResultSink.WriteError) {
         switch event {
         case .succeeded, .failed: return
         default: break
         }
-        guard let line = encoder.line(for: event, context: FlowEventContext(at: now())) else { return }
+        guard let line = encoder.line(for: event, context: FlowEventContext(at: time ?? now())) else { return }
         try stdout.line(line)
     }
 
-    /// Writes every event of `events` until the stream ends.
+    /// Writes every event of `events`, each stamped with the time it happened, until the stream ends. The time is
+    /// taken where the event is reported, not here: this task may run after the clock has moved on.
     /// - Throws: ``ResultSink/WriteError`` when stdout is gone.
-    func write(_ events: AsyncStream<DeviceFlowEvent>) async throws {
-        for await event in events { try write(event) }
+    func write(_ events: AsyncStream<(event: DeviceFlowEvent, at: Date)>) async throws {
+        for await (event, time) in events { try write(event, at: time) }
     }
 
     /// The `succeeded` line: the profile the tokens were saved as (nil when not saved), when the access token
