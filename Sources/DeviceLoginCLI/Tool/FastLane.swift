@@ -9,7 +9,9 @@ import Foundation
 /// The fast lane: the answer of `token` and of the integration helpers when the stored access token is valid,
 /// given before the process starts anything else — no concurrency runtime, no signal handlers, no command table,
 /// no transport. git calls its helper on every fetch and kubectl its plugin on every command (issue 9, "the fast
-/// path"), so this is the product's hottest path.
+/// path"), so this is the product's hottest path. `exec` runs its command from here too, on this one thread: the
+/// only signal handler the lane installs is the C catcher that wakes its wait
+/// (``ChildLauncher/runOnCallingThread(_:environment:)``).
 ///
 /// The lane answers only what it can answer exactly as the full path would: the command's own option table and
 /// parser, the store's own read and checks (``FileTokenStore/loadOnCallingThread(profile:)``), the same validity
