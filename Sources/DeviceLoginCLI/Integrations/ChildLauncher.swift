@@ -61,6 +61,54 @@ enum ChildLauncher {
         #endif
     }
 
+    /// Runs `arguments` with `environment` on the calling thread, which it blocks until the command has ended: the
+    /// fast lane's `exec` (``ExecCommand/fastAnswer(_:process:)``), which starts no thread and no concurrency
+    /// runtime. The command starts as ``run(_:environment:)`` starts it; the signals of ``SignalRelay/signals`` are
+    /// caught as there, and SIGCHLD with them, so the thread sleeps in `poll` on the catcher's pipe until one
+    /// comes, passes each on by the same rule, and reaps the command once it has ended. For a process that runs
+    /// nothing else: the catcher must be its first user (`dl_catch_signals` keeps the first call's signals).
+    /// - Returns: How the command ended, or why it did not start (``CommandNotStarted``, ``StatusLost``).
+    static func runOnCallingThread(_ arguments: [String], environment: [String: String]) -> Result<
+        ChildStatus, any Error
+    > {
+        guard let command = arguments.first else { return .failure(CommandNotStarted(command: "", number: ENOENT)) }
+        guard let strings = CStrings(arguments: arguments, environment: environment) else {
+            return .failure(CommandNotStarted(command: command, number: ENOMEM))
+        }
+        #if os(Linux)
+        // As the full path's InterruptHandler notes them before it takes them over: ignored ones stay ignored in the
+        // command, the others get their default action.
+        for number in InterruptHandler.signals { InheritedSignals.note(number) }
+        let watched = SignalRelay.signals + [SIGCHLD]
+        let caught = watched.withUnsafeBufferPointer { dl_catch_signals($0.baseAddress, Int32($0.count)) }
+        guard caught >= 0 else { return .failure(CommandNotStarted(command: command, number: errno)) }
+        defer { dl_release_signals() }
+        // device-login may have been started with some of them blocked, and this thread is the only one to take them.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        for number in watched { sigaddset(&unblocked, number) }
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+        let child = Child()
+        let pid: pid_t
+        switch spawn(strings) {
+        case .success(let started): pid = started
+        case .failure(let failure): return .failure(failure)
+        }
+        child.started(pid)
+        let family = (parent: getpid(), group: getpgrp())
+        var watching = pollfd(fd: caught, events: Int16(POLLIN), revents: 0)
+        while true {
+            // Caught before the spawn, SIGCHLD cannot be missed: an end before this `poll` left its record.
+            if poll(&watching, 1, -1) < 0, errno != EINTR { usleep(10_000) }
+            relay(from: caught, to: child, pid: pid, family: family)
+            // After every wake-up, not only for SIGCHLD's record, which a full pipe could have dropped.
+            if let status = child.reap() { return status }
+        }
+        #else
+        return .failure(CommandNotStarted(command: command, number: ENOSYS))
+        #endif
+    }
+
     /// The command's end could not be read: another part of the process reaped it first.
     struct StatusLost: Error, CustomStringConvertible {
         var description: String { "exec: the command's exit status could not be read (it was reaped elsewhere)" }
@@ -128,6 +176,8 @@ enum ChildLauncher {
         var record = dl_caught_signal()
         let size = MemoryLayout<dl_caught_signal>.size
         while read(caught, &record, size) == size {
+            // SIGCHLD (the fast lane's) only wakes the waiting.
+            guard SignalRelay.signals.contains(record.number) else { continue }
             let origin = SignalRelay.origin(
                 code: record.code, pid: pid_t(record.sender), group: SignalRelay.processGroup(of:))
             let members = SignalRelay.Family(

@@ -92,6 +92,32 @@ enum ExecCommand {
         }
     }
 
+    /// The run from the stored token, for ``FastLane``: `--profile` and `--env` only, a bearer token. The command
+    /// runs on the calling thread (``ChildLauncher/runOnCallingThread(_:environment:)``), with the environment the
+    /// full path gives it; the answer is its exit code, with nothing for stdout.
+    static func fastAnswer(_ arguments: [String], process: FastLane.Process) -> FastLane.Answer? {
+        guard let options = FastLane.options(arguments, for: spec, allowing: ["profile", "env"], process: process),
+            let name = try? variableName(options.value("env")),
+            let command = try? commandWords(options),
+            let (token, _) = FastLane.storedToken(options, lifetime: HelperSession.minimumLifetime, process: process),
+            (try? BearerToken.check(token, for: "an environment variable")) != nil
+        else { return nil }
+        var environment = process.wholeEnvironment()
+        environment[proofVariable] = nil
+        environment[name] = token
+        switch ChildLauncher.runOnCallingThread(command, environment: environment) {
+        case .success(let status):
+            return FastLane.Answer(code: status.exitCode)
+        case .failure(let error as CommandNotStarted):
+            process.stderr.line("device-login: " + TerminalText.clean(error.message))
+            return FastLane.Answer(code: error.exitCode)
+        case .failure(let error):
+            // As the full path reports an error it has no words of its own for.
+            process.stderr.line("device-login: " + TerminalText.clean(String(describing: error)))
+            return FastLane.Answer(code: .failure)
+        }
+    }
+
     /// The variable `--env` names (default ``defaultVariable``): a POSIX name — ASCII letters, digits and `_`, not
     /// starting with a digit, at most ``maximumNameLength`` bytes.
     /// - Throws: ``UsageError`` for anything else (`=` or a NUL would cut the variable short, a space or a dash

@@ -25,7 +25,18 @@ enum InheritedSignals {
         var ignoring = ignoreAction()
         var previous = sigaction()
         guard sigaction(signal, &ignoring, &previous) == 0 else { return }
-        let wasIgnored = isIgnoring(previous)
+        record(signal, wasIgnored: isIgnoring(previous))
+    }
+
+    /// Notes whether `signal` is ignored now, as ``ignore(_:)`` does, without changing it: for the fast lane's
+    /// `exec` (``ChildLauncher/runOnCallingThread(_:environment:)``), which catches the signals instead.
+    static func note(_ signal: Int32) {
+        var current = sigaction()
+        guard sigaction(signal, nil, &current) == 0 else { return }
+        record(signal, wasIgnored: isIgnoring(current))
+    }
+
+    private static func record(_ signal: Int32, wasIgnored: Bool) {
         let first = changed.withLock { $0.insert(signal).inserted }
         if first, wasIgnored { ignoredAtStart.withLock { _ = $0.insert(signal) } }
     }

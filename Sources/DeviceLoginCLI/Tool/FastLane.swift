@@ -9,7 +9,9 @@ import Foundation
 /// The fast lane: the answer of `token` and of the integration helpers when the stored access token is valid,
 /// given before the process starts anything else — no concurrency runtime, no signal handlers, no command table,
 /// no transport. git calls its helper on every fetch and kubectl its plugin on every command (issue 9, "the fast
-/// path"), so this is the product's hottest path.
+/// path"), so this is the product's hottest path. `exec` runs its command from here too, on this one thread: the
+/// only signal handler the lane installs is the C catcher that wakes its wait
+/// (``ChildLauncher/runOnCallingThread(_:environment:)``).
 ///
 /// The lane answers only what it can answer exactly as the full path would: the command's own option table and
 /// parser, the store's own read and checks (``FileTokenStore/loadOnCallingThread(profile:)``), the same validity
@@ -24,8 +26,12 @@ enum FastLane {
     final class Process {
         /// The value of an environment variable (`getenv`).
         let environment: (String) -> String?
+        /// The whole environment, for a command `exec` runs (``CLIProcess/processEnvironment()``).
+        let wholeEnvironment: () -> [String: String]
         /// Standard output.
         let stdout: ResultSink
+        /// Standard error, for `exec`'s report of a command it could not start.
+        let stderr: TextSink
         /// The time now.
         let now: Date
         /// What the lane read of standard input: the full path, when the lane leaves the answer to it, reads
@@ -33,10 +39,16 @@ enum FastLane {
         private(set) var inputRead: [UInt8] = []
         private let input: StandardInput
 
-        init(environment: @escaping (String) -> String?, stdin: StandardInput, stdout: ResultSink, now: Date) {
+        init(
+            environment: @escaping (String) -> String?, stdin: StandardInput, stdout: ResultSink, now: Date,
+            wholeEnvironment: @escaping () -> [String: String] = CLIProcess.processEnvironment,
+            stderr: TextSink = .fileDescriptor(2)
+        ) {
             self.environment = environment
+            self.wholeEnvironment = wholeEnvironment
             self.input = stdin
             self.stdout = stdout
+            self.stderr = stderr
             self.now = now
         }
 
@@ -49,9 +61,10 @@ enum FastLane {
         }
     }
 
-    /// An answer: what to write on stdout and the exit code.
+    /// An answer: what to write on stdout and the exit code. `exec`'s has no text: its command has run, and the
+    /// answer is its exit code.
     struct Answer: Equatable {
-        var text: String
+        var text: String = ""
         var code: ExitCode = .success
     }
 
@@ -69,7 +82,8 @@ enum FastLane {
         }
     }
 
-    /// The answer to `arguments`, written by no one yet; nil when the full path must answer.
+    /// The answer to `arguments`, written by no one yet (for `exec`, its command has run); nil when the full path
+    /// must answer.
     static func answer(to arguments: [String], process: Process) -> Answer? {
         guard let name = arguments.first else { return nil }
         let rest = Array(arguments.dropFirst())
@@ -79,6 +93,7 @@ enum FastLane {
         case KubectlCredentialCommand.name: return KubectlCredentialCommand.fastAnswer(rest, process: process)
         case GitCredentialCommand.name: return GitCredentialCommand.fastAnswer(rest, process: process)
         case DockerCredentialCommand.name: return DockerCredentialCommand.fastAnswer(rest, process: process)
+        case ExecCommand.spec.name: return ExecCommand.fastAnswer(rest, process: process)
         default: return nil
         }
     }

@@ -214,6 +214,160 @@ struct FastLaneTests {
         #expect(FastLane.answer(["token", "--profile", "work"], process: process) == .ioError)
     }
 
+    /// `exec` on a home with a valid bearer token in profile `work`, run both ways: by the binary, whose lane
+    /// answers, and by the full path in process. The command reports to `$OUT`: the variable it was given, the
+    /// DPoP proof variable, and how many threads its parent has.
+    private struct ExecSetup {
+        let fixture: ProfileFixture
+        let token = "at-" + UUID().uuidString
+
+        init() async throws {
+            fixture = try ProfileFixture()
+            try await fixture.save(
+                TokenSet(accessToken: token, expiresAt: Date().addingTimeInterval(3600), issuedAt: Date()),
+                name: "work")
+        }
+
+        /// What the command saw: `<token variable>|<proof variable or unset>|<threads of its parent>`.
+        static func reporting(_ variable: String, then tail: String) -> [String] {
+            let report =
+                #"printf '%s|%s|%s' "$\#(variable)" "${DEVICE_LOGIN_DPOP_PROOF-unset}" "#
+                + #""$(ls /proc/$PPID/task | wc -l)" > "$OUT"; "#
+            return ["/bin/sh", "-c", report + tail]
+        }
+
+        func environment(_ out: String) -> [String: String] {
+            fixture.environment.merging([
+                "PATH": "/usr/bin:/bin", "OUT": fixture.home.appendingPathComponent(out).path,
+                "DEVICE_LOGIN_DPOP_PROOF": "a-proof-for-another-request",
+            ]) { $1 }
+        }
+
+        func report(_ out: String) -> [Substring]? {
+            (try? String(contentsOf: fixture.home.appendingPathComponent(out), encoding: .utf8))?
+                .split(separator: "|", omittingEmptySubsequences: false)
+        }
+
+        /// Runs `arguments` both ways; returns the two runs and the two reports (lane first).
+        func bothWays(_ arguments: [String]) async throws
+            -> (lane: BinaryHarness.Run, full: BinaryHarness.Run, laneReport: [Substring]?, fullReport: [Substring]?)
+        {
+            let lane = try await BinaryHarness.run(arguments, environment: environment("lane"))
+            let full = await CLIHarness.run(arguments, environment: environment("full"))
+            return (
+                lane, BinaryHarness.Run(status: full.code.rawValue, stdout: full.stdout, stderr: full.stderr),
+                report("lane"), report("full")
+            )
+        }
+    }
+
+    @Test(
+        "exec runs its command from the lane as the full path does: same output, status and token",
+        arguments: [
+            (["--profile", "work"], "DEVICE_LOGIN_ACCESS_TOKEN", "exit 3", Int32(3)),
+            (["--profile", "work", "--env", "MY_TOKEN"], "MY_TOKEN", "exit 0", 0),
+            (["--profile", "work", "--env", "DEVICE_LOGIN_DPOP_PROOF"], "DEVICE_LOGIN_DPOP_PROOF", "exit 0", 0),
+            (["--profile", "work"], "DEVICE_LOGIN_ACCESS_TOKEN", "kill -TERM $$", 143),
+            (["--profile", "work"], "DEVICE_LOGIN_ACCESS_TOKEN", "kill -USR1 $$", 128 + SIGUSR1),
+        ])
+    func execFromTheLane(options: [String], variable: String, tail: String, expected: Int32) async throws {
+        let setup = try await ExecSetup()
+        defer { setup.fixture.remove() }
+
+        let runs = try await setup.bothWays(["exec"] + options + ["--"] + ExecSetup.reporting(variable, then: tail))
+
+        #expect(runs.lane.status == expected, "stderr: \(runs.lane.stderr)")
+        #expect(runs.lane.status == runs.full.status)
+        #expect(runs.lane.stdout == runs.full.stdout)
+        #expect(runs.lane.stderr == runs.full.stderr)
+        let lane = try #require(runs.laneReport, "the lane's command did not run")
+        let full = try #require(runs.fullReport, "the full path's command did not run")
+        #expect(lane.count == 3 && full.count == 3)
+        #expect(lane.first == Substring(setup.token))
+        #expect(lane.first == full.first)
+        // The caller's proof is for another request: neither gives it on (unless it is the token's variable).
+        #expect(lane.dropFirst().first == full.dropFirst().first)
+        #expect(variable == ExecCommand.proofVariable || lane.dropFirst().first == "unset")
+        // The lane answered: device-login had one thread while its command ran (the full path has the
+        // concurrency runtime's and Dispatch's).
+        #expect(lane.last == "1")
+    }
+
+    @Test(
+        "exec from the lane reports a command it cannot start as the full path does",
+        arguments: [
+            ("no-such-command-\(UUID().uuidString)", Int32(127)), ("/etc/passwd", 126), ("/nonexistent/x", 127),
+        ])
+    func execNotStartedFromTheLane(command: String, expected: Int32) async throws {
+        let setup = try await ExecSetup()
+        defer { setup.fixture.remove() }
+
+        let runs = try await setup.bothWays(["exec", "--profile", "work", "--", command, "an argument"])
+
+        #expect(runs.lane.status == expected)
+        #expect(runs.lane.status == runs.full.status)
+        #expect(runs.lane.stdout.isEmpty && runs.full.stdout.isEmpty)
+        #expect(runs.lane.stderr == runs.full.stderr)
+        #expect(runs.lane.stderr.hasPrefix("device-login: exec: "))
+    }
+
+    @Test func execOnTheFullPathHasMoreThreads() async throws {
+        let setup = try await ExecSetup()
+        defer { setup.fixture.remove() }
+
+        // --verbose is the full path's: the count the lane test reads does tell the two apart.
+        let run = try await BinaryHarness.run(
+            ["exec", "--profile", "work", "--verbose", "--"]
+                + ExecSetup.reporting("DEVICE_LOGIN_ACCESS_TOKEN", then: "exit 0"),
+            environment: setup.environment("full"))
+
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let report = try #require(setup.report("full"))
+        #expect(report.first == Substring(setup.token))
+        #expect((report.last.flatMap { Int($0) } ?? 0) > 1)
+    }
+
+    @Test func execLeavesToTheFullPathWhatItCannotRunAsTheFullPathWould() async throws {
+        let setup = try await ExecSetup()
+        defer { setup.fixture.remove() }
+        let now = Date()
+        try await setup.fixture.save(
+            TokenSet(accessToken: "at-dpop", tokenType: "DPoP", expiresAt: now.addingTimeInterval(3600), issuedAt: now),
+            name: "dpop")
+        try await setup.fixture.save(
+            TokenSet(accessToken: "at-soon", expiresAt: now.addingTimeInterval(30), issuedAt: now), name: "soon")
+        try await setup.fixture.save(
+            TokenSet(accessToken: "at\tbad", expiresAt: now.addingTimeInterval(3600), issuedAt: now), name: "unsafe")
+
+        // A command that would say it ran.
+        let ran = ["--", "/bin/sh", "-c", #"echo ran > "$OUT""#]
+        let declined: [(arguments: [String], environment: [String: String])] = [
+            (["--profile", "work", "--verbose"] + ran, [:]),
+            (["--profile", "work"] + ran, ["DEVICE_LOGIN_VERBOSE": "1"]),
+            (["--profile", "work", "--dpop-url", "https://api.example.test"] + ran, [:]),
+            (["--profile", "work", "--dpop-method", "POST"] + ran, [:]),
+            (["--profile", "work", "--ca-file", "/nonexistent"] + ran, [:]),
+            (["--profile", "work", "--bogus"] + ran, [:]),
+            (["--profile", "work", "--env", "1BAD"] + ran, [:]),
+            (["--profile", "work", "--env", "A-B"] + ran, [:]),
+            (["--profile", "work"], [:]),
+            (["--profile", "work", "--"], [:]),
+            (["--profile", "work"] + ran.dropFirst(), [:]),
+            (["--profile", "nobody"] + ran, [:]),
+            (["--profile", "dpop"] + ran, [:]),
+            (["--profile", "soon"] + ran, [:]),
+            (["--profile", "unsafe"] + ran, [:]),
+        ]
+        for (arguments, environment) in declined {
+            let variables = setup.environment("out").merging(environment) { $1 }
+            let process = FastLane.Process(
+                environment: { variables[$0] }, stdin: .empty, stdout: .failing(EBADF), now: now,
+                wholeEnvironment: { variables }, stderr: .buffer().sink)
+            #expect(FastLane.answer(to: ["exec"] + arguments, process: process) == nil, "\(arguments) \(environment)")
+        }
+        #expect(setup.report("out") == nil, "a declined exec ran its command")
+    }
+
     @Test func replayingGivesTheBytesReadThenTheRest() throws {
         let input = StandardInput.replaying(Array("abc".utf8), then: .bytes(Array("defg".utf8), chunkSize: 2))
 
