@@ -5,8 +5,8 @@
 /// stricter than `JSONDecoder`, never more lenient, so a caller that falls back to the decoder on an error loses
 /// nothing: it refuses duplicate keys, invalid UTF-8, unpaired surrogates, control characters in strings, leading
 /// zeros, a byte-order mark, anything after the value, nesting deeper than ``maximumDepth``, numbers that do not
-/// fit a `Double`, and two forms JSONDecoder refuses though they are JSON: an exponent right after a zero (`0e8`)
-/// and a number that underflows to zero (`1e-400`).
+/// fit a `Double`, and two forms JSONDecoder refuses (some or all of) though they are JSON: a zero with an exponent
+/// (`0e8`, `-0.0e3`) and a number that underflows to zero (`1e-400`).
 struct JSONParser {
     /// The deepest nesting of arrays and objects accepted.
     static let maximumDepth = 64
@@ -193,11 +193,6 @@ struct JSONParser {
         if peek() == UInt8(ascii: "0") {
             index += 1
             if let next = peek(), Self.isDigit(next) { throw failure("a number with a leading zero", at: start) }
-            // `0e8` is JSON, but Foundation's JSONDecoder refuses it (and some of its kin): so does this parser,
-            // which must never read what the decoder does not.
-            if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
-                throw failure("an exponent right after a zero", at: start)
-            }
         } else {
             guard digits() > 0 else { throw failure("a number needs digits", at: start) }
         }
@@ -215,10 +210,16 @@ struct JSONParser {
         guard let value = Double(text), value.isFinite else {
             throw failure("a number out of range", at: start)
         }
-        // JSONDecoder refuses a number that underflows to zero (`1e-400`): so does this parser.
         let mantissa = digits.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
-        if value == 0, mantissa.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
-            throw failure("a number too small for a Double", at: start)
+        if value == 0 {
+            // A zero with an exponent (`0e8`, `-0.0e3`, `0.00e1`) is JSON, but Foundation's JSONDecoder refuses many
+            // of them, by no rule this parser could follow (it takes `0.0e1` and `-0e1`, refuses `0e1` and
+            // `-0.0e1`): so this parser refuses them all, as it must never read what the decoder does not.
+            // JSONDecoder refuses a number that underflows to zero (`1e-400`): so does this parser.
+            if mantissa.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
+                throw failure("a number too small for a Double", at: start)
+            }
+            if mantissa.count < digits.count { throw failure("a zero with an exponent", at: start) }
         }
         return value
     }
