@@ -59,6 +59,9 @@ struct FastLaneTests {
             #"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false}}"#
         try await Self.expectSameAnswer(
             ["kubectl-credential", "--profile", "work"], environment: ["KUBERNETES_EXEC_INFO": v1], in: fixture)
+        let v1beta1 = #"{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","spec":{}}"#
+        try await Self.expectSameAnswer(
+            ["kubectl-credential", "--profile", "work"], environment: ["KUBERNETES_EXEC_INFO": v1beta1], in: fixture)
         try await Self.expectSameAnswer(["git-credential", "get"], input: Self.gitRequest, in: fixture)
         try await Self.expectSameAnswer(
             ["docker-credential", "get"], input: "https://registry.example.test", in: fixture)
@@ -112,6 +115,14 @@ struct FastLaneTests {
             (["token", "--profile", "../x"], [:]),
             (["kubectl-credential", "--profile", "work", "--id-token"], [:]),
             (["kubectl-credential", "--profile", "work"], ["KUBERNETES_EXEC_INFO": "{"]),
+            // JSON the lane's strict parser refuses (a duplicate key) and JSONDecoder reads: the full path answers.
+            (
+                ["kubectl-credential", "--profile", "work"],
+                [
+                    "KUBERNETES_EXEC_INFO":
+                        #"{"kind":"ExecCredential","kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1"}"#
+                ]
+            ),
             (["status", "--profile", "work"], [:]),
             (["login"], [:]),
             ([], [:]),

@@ -7,16 +7,16 @@
 /// zeros, a byte-order mark, anything after the value, nesting deeper than ``maximumDepth``, numbers that do not
 /// fit a `Double`, and two forms JSONDecoder refuses (some or all of) though they are JSON: a zero with an exponent
 /// (`0e8`, `-0.0e3`) and a number that underflows to zero (`1e-400`).
-struct JSONParser {
+package struct JSONParser {
     /// The deepest nesting of arrays and objects accepted.
     static let maximumDepth = 64
 
     /// Why a text is not JSON: the byte offset and what was wrong there.
-    struct Failure: Error, Equatable, CustomStringConvertible {
+    package struct Failure: Error, Equatable, CustomStringConvertible {
         let offset: Int
         let reason: String
 
-        var description: String { "invalid JSON at byte \(offset): \(reason)" }
+        package var description: String { "invalid JSON at byte \(offset): \(reason)" }
     }
 
     private let bytes: [UInt8]
@@ -28,7 +28,7 @@ struct JSONParser {
 
     /// Parses `bytes`, which must hold exactly one JSON value (with white space around it).
     /// - Throws: ``Failure``.
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes)
         parser.skipWhiteSpace()
         let value = try parser.value(depth: 0)
