@@ -9,7 +9,8 @@ import Glibc
 /// and can answer with anything, HTTP or not.
 ///
 /// A thread accepts connections and hands each to `handler` on a thread of its own. Everything is bounded: at
-/// most 64 connections, 30 s socket timeouts, 4 MiB per request, and the server stops by itself after 30 s.
+/// most 64 connections, 30 s socket timeouts, 4 MiB per request, and the server stops by itself after 150 s (long,
+/// because a test starved of threads in a parallel sanitizer run can take 20 s and more to send its request).
 /// Call ``stop()`` when done.
 final class RawHTTPServer: Sendable {
     /// What the server does with one connection.
@@ -52,9 +53,10 @@ final class RawHTTPServer: Sendable {
         state.withLock { $0.stopped = true }
     }
 
-    /// Waits (polling, at most `timeout`) until `condition` holds.
+    /// Waits (polling, at most `timeout`) until `condition` holds. The default is long because the polling task
+    /// itself can wait seconds for a thread in a parallel run (10 s seen under ASan); it is spent only on failure.
     /// - Returns: Whether it held in time.
-    func wait(timeout: Duration = .seconds(20), until condition: (RawHTTPServer) -> Bool) async -> Bool {
+    func wait(timeout: Duration = .seconds(60), until condition: (RawHTTPServer) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }
@@ -75,7 +77,7 @@ final class RawHTTPServer: Sendable {
 
     private func acceptLoop(_ handler: @escaping Handler) {
         defer { close(listener) }
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(150)
         while !isStopped, ContinuousClock.now < deadline {
             var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 50) > 0 else { continue }
