@@ -154,7 +154,7 @@ enum DetachedSignIn {
     }
 
     /// Reports another process that polls the same pending sign-in and returns ``ExitCode/busy``.
-    private static func busyAsExitCode(
+    static func busyAsExitCode(
         context: CLIContext, _ body: () async throws -> ExitCode
     ) async throws -> ExitCode {
         do {

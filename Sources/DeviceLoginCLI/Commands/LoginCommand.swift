@@ -158,7 +158,8 @@ enum LoginCommand {
             }
             return code
         }
-        if let savedTo {
+        // A line for people, like the prompt: --quiet leaves it out (errors and warnings still come).
+        if let savedTo, !settings.presentation.quiet {
             context.stderr.line("Saved to profile '\(settings.profile)' (\(savedTo)).")
         }
         return .success

@@ -59,6 +59,14 @@ struct DetachedSignInTests {
         try BinaryHarness.start(["login", "--resume"] + extra, environment: ["DEVICE_LOGIN_HOME": home.path])
     }
 
+    /// A `--resume` started and known to poll: it holds the polling lock once it says it is waiting.
+    private func pollingResume(home: URL) async throws -> BinaryHarness.Running {
+        let running = try resume(home: home)
+        let waiting = await firstLine(of: running, stderr: true)
+        #expect(waiting.hasPrefix("Waiting for the sign-in with code "))
+        return running
+    }
+
     @Test("--detach exits 0 at once; --resume 3 s later ends in a token, the pending file gone, 0 RFC violations")
     func detachThenResume() async throws {
         let (home, server, detached) = try await detachedSignIn(approveAfter: 2)
@@ -103,10 +111,7 @@ struct DetachedSignInTests {
     func twoResumes() async throws {
         let (home, server, _) = try await detachedSignIn(approveAfter: 5)
         defer { try? FileManager.default.removeItem(at: home) }
-        let first = try resume(home: home)
-        // The first has the lock once it says it is waiting.
-        let waiting = await firstLine(of: first, stderr: true)
-        #expect(waiting.hasPrefix("Waiting for the sign-in with code "))
+        let first = try await pollingResume(home: home)
         let second = try await resume(home: home).finish()
         #expect(second.status == ExitCode.busy.rawValue)
         #expect(
@@ -115,6 +120,43 @@ struct DetachedSignInTests {
             ))
         let result = try await first.finish()
         #expect(result.status == 0, "\(result.stderr)")
+        #expect(try await violations(stopping: server) == "0")
+    }
+
+    @Test("logout abandons a pending sign-in: the file gone, exit 0, and a later --resume finds nothing (77)")
+    func logoutAbandonsAPendingSignIn() async throws {
+        let (home, server, _) = try await detachedSignIn(approveAfter: 5)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        let pendingPath = home.appendingPathComponent("default.pending").path
+        #expect(FileManager.default.fileExists(atPath: pendingPath))
+        // No profile was saved yet: logout still has something to sign out.
+        let logout = try await BinaryHarness.run(["logout"], environment: environment)
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(logout.stdout == "Signed out of profile 'default' (nothing was signed in yet).\n")
+        #expect(logout.stderr == "Abandoned the pending sign-in of profile 'default'.\n")
+        #expect(!FileManager.default.fileExists(atPath: pendingPath))
+        let resumed = try await resume(home: home).finish()
+        #expect(resumed.status == ExitCode.notSignedIn.rawValue, "\(resumed.stderr)")
+        // Now there is nothing at all: 77, as before.
+        let again = try await BinaryHarness.run(["logout"], environment: environment)
+        #expect(again.status == ExitCode.notSignedIn.rawValue, "\(again.stderr)")
+        #expect(try await violations(stopping: server) == "0")
+    }
+
+    @Test("logout while a --resume polls the pending sign-in changes nothing and exits 75, naming the poller")
+    func logoutWhileResuming() async throws {
+        let (home, server, _) = try await detachedSignIn(approveAfter: 4)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        let first = try await pollingResume(home: home)
+        let logout = try await BinaryHarness.run(["logout"], environment: environment)
+        #expect(logout.status == ExitCode.busy.rawValue, "\(logout.stderr)")
+        #expect(logout.stderr.contains("(pid \(first.process.processIdentifier))"), "\(logout.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("default.pending").path))
+        let result = try await first.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("default.json").path))
         #expect(try await violations(stopping: server) == "0")
     }
 
@@ -286,7 +328,8 @@ struct DetachedSignInTests {
         #expect(events.last == "succeeded", "\(resumed.stdout)")
         #expect(!events.contains("authorization"))
         #expect(!resumed.stdout.contains(deviceCode) && !detached.stdout.contains(deviceCode))
-        #expect(!resumed.stderr.contains("Waiting for the sign-in"))
+        // --quiet: nothing for people on stderr, neither the waiting line nor where the tokens were saved.
+        #expect(resumed.stderr.isEmpty, "\(resumed.stderr)")
         #expect(try await violations(stopping: server) == "0")
     }
 }

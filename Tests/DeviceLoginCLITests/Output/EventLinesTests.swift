@@ -13,17 +13,19 @@ struct EventLinesTests {
 
     /// Runs `login --events --no-store` with `words` against a mock server with `script`; `now` follows the clock.
     private func login(
-        _ words: [String], script: MockAuthorizationServer.Script
+        _ words: [String], script: MockAuthorizationServer.Script, home: URL? = nil
     ) async throws -> (code: ExitCode, stdout: String, stderr: String, secrets: [String]) {
         let clock = ManualClock()
         let server = MockAuthorizationServer(
             configuration: MockAuthorizationServer.Configuration(defaultScript: script), clock: clock)
         let recorder = SecretRecorder(inner: InProcessTransport(server: server))
-        var (context, out, err) = CLIHarness.context(transport: recorder)
+        let environment = home.map { ["DEVICE_LOGIN_HOME": $0.path] } ?? [:]
+        var (context, out, err) = CLIHarness.context(environment: environment, transport: recorder)
         context.clock = clock
         context.now = { Self.start.addingTimeInterval(clock.elapsed / .seconds(1)) }
         let arguments =
-            ["login", "--issuer", server.issuer, "--client-id", "test-client", "--no-store", "--events"] + words
+            ["login", "--issuer", server.issuer, "--client-id", "test-client", "--events"]
+            + (home == nil ? ["--no-store"] : []) + words
         let code = try await clock.withAutoAdvance { [context] in await CLI.run(arguments, context: context) }
         return (code, out(), err(), recorder.secrets.withLock { $0 })
     }
@@ -58,6 +60,17 @@ struct EventLinesTests {
         // The device code and the access token at least were seen, and neither is in any line.
         #expect(result.secrets.count >= 2)
         for secret in result.secrets { #expect(!result.stdout.contains(secret)) }
+    }
+
+    @Test("--quiet with a saved profile: the profile is saved and named in the last line, stderr stays empty")
+    func quietWhenSaving() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("events-quiet-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = try await login(["--quiet"], script: .approve(afterPolls: 1), home: home)
+        #expect(result.code == .success, "\(result.stderr)")
+        #expect(try objects(result.stdout).last?["profile"] as? String == "default")
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("default.json").path))
+        #expect(result.stderr.isEmpty, "not even 'Saved to profile': \(result.stderr)")
     }
 
     @Test("Without --quiet the prompt still goes to stderr, and never to stdout")
