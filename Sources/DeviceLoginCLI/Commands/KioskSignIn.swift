@@ -51,10 +51,16 @@ struct KioskSignIn: Sendable {
         let stderr = context.stderr
         console.start()
         defer { console.stop() }
+        // --verbose lines would draw over the screen: they wait, and come once it is left (the defer below runs
+        // after the task group, whose way out leaves the alternate screen).
+        context.traceHold.hold()
+        defer { context.traceHold.release(to: stderr) }
         // When the process must end at once (a second Ctrl-C): the shell's screen and keyboard back all the same.
+        let hold = context.traceHold
         let restore: @Sendable () -> Void = {
             stderr.write(KioskScreen.leave)
             console.stop()
+            hold.release(to: stderr)
         }
         return try await InterruptHandler.restoring(with: restore) {
             let (updates, sink) = AsyncStream.makeStream(of: KioskUpdate.self)

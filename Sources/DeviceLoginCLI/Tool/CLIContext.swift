@@ -36,6 +36,8 @@ struct CLIContext: Sendable {
     var kioskConsole: @Sendable () -> any KioskConsole = { SystemKioskConsole() }
     /// Whether `--verbose` asked for a trace on stderr (``trace(_:_:)``); see ``tracing()``.
     var verbose = false
+    /// Holds the trace back while `login --kiosk` shows its screen (``TraceHold``); shared by copies of the context.
+    var traceHold = TraceHold()
 
     /// This context with `--verbose` on: ``trace(_:_:)`` writes, and every transport ``makeTransport`` makes is
     /// wrapped in a `TracingTransport`, whose lines (every token, code and secret redacted) go to stderr as
@@ -47,9 +49,10 @@ struct CLIContext: Sendable {
         let clock = clock
         let stderr = stderr
         let erase = terminal.allowsEscapes
+        let hold = traceHold
         traced.makeTransport = { options in
             TracingTransport(wrapping: make(options), clock: clock) { line in
-                Self.writeTrace("http", line, to: stderr, erasingLine: erase)
+                Self.writeTrace("http", line, to: stderr, erasingLine: erase, hold: hold)
             }
         }
         return traced
@@ -59,14 +62,17 @@ struct CLIContext: Sendable {
     /// (bounded at ``TerminalText/maximumTraceLength``); nothing without `--verbose`.
     func trace(_ topic: String, _ text: String) {
         guard verbose else { return }
-        Self.writeTrace(topic, text, to: stderr, erasingLine: terminal.allowsEscapes)
+        Self.writeTrace(topic, text, to: stderr, erasingLine: terminal.allowsEscapes, hold: traceHold)
     }
 
     /// On a terminal, the line is erased first: a trace line written while the prompt's status line is drawn
-    /// takes its place, and the status line is drawn again below at its next tick.
-    private static func writeTrace(_ topic: String, _ text: String, to stderr: TextSink, erasingLine: Bool) {
+    /// takes its place, and the status line is drawn again below at its next tick. While `hold` holds (the kiosk
+    /// screen is shown), the line waits there.
+    private static func writeTrace(
+        _ topic: String, _ text: String, to stderr: TextSink, erasingLine: Bool, hold: TraceHold
+    ) {
         let line = "device-login: \(topic): " + TerminalText.clean(text, maxLength: TerminalText.maximumTraceLength)
-        stderr.line((erasingLine ? "\r\u{1B}[2K" : "") + line)
+        hold.route((live: (erasingLine ? "\r\u{1B}[2K" : "") + line, plain: line), to: stderr)
     }
 
     /// Writes an error to stderr: `device-login: <message>`, then the hint in the CLI's words (``CLIHints``) on its

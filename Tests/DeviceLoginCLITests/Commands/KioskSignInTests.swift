@@ -107,6 +107,30 @@ struct KioskSignInTests {
         #expect(server.rfcViolations == 0)
     }
 
+    @Test("--verbose: no trace line while the screen is shown; the held ones once it is left, plain")
+    func verboseWaitsForTheScreen() async throws {
+        let clock = ManualClock()
+        let server = server(lifetime: 60, approval: .seconds(10), clock: clock)
+        let console = ScriptedKioskConsole(hasKeyboard: true)
+        let run = try await login(["--verbose"], server: server, clock: clock, console: console)
+        #expect(run.code == .success, "\(run.stderr)")
+        let parts = run.stderr.components(separatedBy: KioskScreen.leave)
+        try #require(parts.count == 2, "left once: \(run.stderr)")
+        let screen = try #require(parts[0].range(of: KioskScreen.enter), "entered: \(run.stderr)")
+        let (shown, after) = (parts[0][screen.upperBound...], parts[1])
+        // The polls were traced while the screen was shown; their lines were all written after it.
+        #expect(!shown.contains("device-login: "), "\(shown)")
+        // The held lines come first, plain; what is traced after the screen (the ID token's keys) is written live,
+        // erasing the line as on any terminal.
+        let erase = "\r\u{1B}[2K"
+        let lines = after.split(separator: "\n").map(String.init)
+        let held = lines.prefix { !$0.hasPrefix(erase) }
+        #expect(held.contains { $0.hasPrefix("device-login: http: > POST ") && $0.contains("/token") }, "\(after)")
+        #expect(held.allSatisfy { $0.hasPrefix("device-login: http: ") && !$0.contains("\u{1B}") }, "\(after)")
+        #expect(lines.dropFirst(held.count).allSatisfy { $0.hasPrefix(erase + "device-login: ") }, "\(after)")
+        #expect(server.rfcViolations == 0)
+    }
+
     @Test("Expired: the screen says so and waits for a key; the key asks for a new code, which is approved")
     func expiredThenKey() async throws {
         let clock = ManualClock()
