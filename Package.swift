@@ -70,9 +70,10 @@ let package = Package(
             dependencies: ["DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport", "StoreCrashHelper"]
         ),
         // A process for FileTokenStore's crash-safety and cross-process lock tests (killed with SIGKILL), and for
-        // ProcessHardening, which changes the process it runs in.
+        // ProcessHardening and exec's signal catcher, which change the process they run in.
         .executableTarget(
-            name: "StoreCrashHelper", dependencies: ["DeviceLogin", "CProcessHardening"], path: "Tests/StoreCrashHelper"
+            name: "StoreCrashHelper", dependencies: ["DeviceLogin", "CProcessHardening", "CExec"],
+            path: "Tests/StoreCrashHelper"
         ),
         .testTarget(
             name: "DeviceLoginTerminalTests",

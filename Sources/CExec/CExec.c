@@ -128,6 +128,28 @@ int dl_catch_signals(const int *signals, int count) {
     return reading;
 }
 
+int dl_recatch_signals(void) {
+    pthread_mutex_lock(&dl_lock);
+    int replaced = 0;
+    if (dl_users > 0) {
+        struct sigaction catching;
+        catching.sa_sigaction = dl_catch;
+        catching.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&catching.sa_mask);
+        for (int index = 0; index < dl_signal_count; index++) {
+            struct sigaction current;
+            if (sigaction(dl_signals[index], NULL, &current) != 0) continue;
+            if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == dl_catch) continue;
+            if (sigaction(dl_signals[index], &catching, NULL) == 0) {
+                dl_previous[index] = current;
+                replaced += 1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&dl_lock);
+    return replaced;
+}
+
 void dl_release_signals(void) {
     pthread_mutex_lock(&dl_lock);
     if (dl_users > 0) {

@@ -13,6 +13,16 @@
 //   StoreCrashHelper crash [hardened]
 //       Holds a secret in memory and crashes on an index out of range; "hardened" applies ProcessHardening and
 //       removes the runtime's crash handlers first.
+//
+// And for exec's signal catcher (CExec), which takes signals over for the whole process:
+//
+//   StoreCrashHelper signal-catcher [recatch]
+//       Catches SIGUSR1 with dl_catch_signals, then registers a Dispatch source for it (libdispatch installs its
+//       own handler the first time it registers one for a signal) and cancels it, as exec does with
+//       InterruptHandler's; "recatch" calls dl_recatch_signals. Then sends itself SIGUSR1, unblocked on the main
+//       thread as exec's relaying thread unblocks it. Prints "replaced N" (what dl_recatch_signals returned), then
+//       "catcher N" when the catcher's pipe got signal N within 2 s, else "catcher none".
+import CExec
 import CProcessHardening
 import DeviceLogin
 import Foundation
@@ -65,8 +75,43 @@ func crash(hardened: Bool) -> Never {
     exit(0)
 }
 
+/// `signal-catcher [recatch]`, described at the top.
+func signalCatcher(recatch: Bool) -> Never {
+    var signals: [Int32] = [SIGUSR1]
+    let caught = dl_catch_signals(&signals, 1)
+    guard caught >= 0 else { fail("dl_catch_signals failed: errno \(errno)") }
+    let registered = DispatchSemaphore(value: 0)
+    let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+    source.setRegistrationHandler { registered.signal() }
+    source.resume()
+    guard registered.wait(timeout: .now() + 10) == .success else { fail("the Dispatch source was not registered") }
+    // Cancelled, as exec's handing over cancels InterruptHandler's sources: its signalfd is closed.
+    let cancelled = DispatchSemaphore(value: 0)
+    source.setCancelHandler { cancelled.signal() }
+    source.cancel()
+    guard cancelled.wait(timeout: .now() + 10) == .success else { fail("the Dispatch source was not cancelled") }
+    let replaced = recatch ? dl_recatch_signals() : 0
+    FileHandle.standardOutput.write(Data("replaced \(replaced)\n".utf8))
+    // This thread takes the signal, as exec's relaying thread does (libdispatch's threads block every signal).
+    var mask = sigset_t()
+    sigemptyset(&mask)
+    sigaddset(&mask, SIGUSR1)
+    pthread_sigmask(SIG_UNBLOCK, &mask, nil)
+    kill(getpid(), SIGUSR1)
+    var watching = pollfd(fd: caught, events: Int16(POLLIN), revents: 0)
+    var record = dl_caught_signal()
+    var line = "catcher none"
+    if poll(&watching, 1, 2_000) > 0, read(caught, &record, MemoryLayout<dl_caught_signal>.size) > 0 {
+        line = "catcher \(record.number)"
+    }
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    exit(0)
+}
+
 let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
+case "signal-catcher":
+    signalCatcher(recatch: arguments.dropFirst(2).first == "recatch")
 case "hardening":
     printHardening("before")
     ProcessHardening.apply()

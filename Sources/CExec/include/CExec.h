@@ -41,4 +41,10 @@ int dl_catch_signals(const int *signals, int count);
 /// Ends one dl_catch_signals; the last one puts the previous actions back. The pipe stays open for the next use.
 void dl_release_signals(void);
 
+/// While signals are caught: installs the handler again for each caught signal whose action someone else replaced
+/// meanwhile (libdispatch installs its own the first time a Dispatch source for a signal is registered, which
+/// happens later, on its manager thread), keeping that action as the one dl_release_signals puts back. Returns how
+/// many were replaced.
+int dl_recatch_signals(void);
+
 #endif

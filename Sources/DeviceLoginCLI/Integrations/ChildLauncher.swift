@@ -43,6 +43,11 @@ enum ChildLauncher {
         return try await InterruptHandler.handingOver {
             // A signal that came before the handing over cancelled the task: then nothing is started.
             try Task.checkCancellation()
+            // libdispatch installs its own handler when it first registers a source for a signal, on its manager
+            // thread, whenever that gets to it: if InterruptHandler's sources were registered after the catcher
+            // went in (a slow start under load), their handler replaced it, and with the sources now cancelled
+            // every signal would be lost. Once they are cancelled none can register any more: put the catcher back.
+            _ = dl_recatch_signals()
             let child = Child()
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
