@@ -16,8 +16,8 @@ import DeviceLogin
 /// clock.advance(by: .seconds(5))               // ...and wakes up for its first poll
 /// ```
 ///
-/// For a single sequential task, ``withAutoAdvance(_:)`` does this loop for you: time jumps to each deadline as
-/// soon as the task sleeps.
+/// For a single sequential task, ``withAutoAdvance(whenSleeping:_:)`` does this loop for you: time jumps to each
+/// deadline as soon as the task sleeps.
 ///
 /// A cancelled sleeper throws `CancellationError` at once and is removed, as the system clocks' sleeps do.
 public final class ManualClock: Clock, Sendable {
@@ -269,17 +269,33 @@ public final class ManualClock: Clock, Sendable {
     ///
     /// With several tasks sleeping at once, time jumps to the earliest deadline among those asleep at that moment;
     /// a task still running may then register a deadline that has already passed and wake at once.
-    /// - Parameter operation: The work to run.
+    ///
+    /// Code that keeps a ticker of its own beside the flow — a countdown redrawn every second — has a task asleep
+    /// on the clock while the flow waits for the server, and with `sleeping` 1 the ticker alone would race time
+    /// ahead. Pass the number of tasks that sleep together when all is quiet, 2 for the flow and its ticker: time
+    /// then moves only once both are asleep.
+    ///
+    /// ```swift
+    /// let code = try await clock.withAutoAdvance(whenSleeping: 2) {
+    ///     try await kiosk.signIn()   // polls, and redraws its countdown every second
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - sleeping: How many tasks must be asleep on the clock before time moves; at least 1. Default 1.
+    ///   - operation: The work to run.
     /// - Returns: What `operation` returns.
     /// - Throws: What `operation` throws; `CancellationError` when the caller is cancelled.
     public func withAutoAdvance<Result: Sendable>(
+        whenSleeping sleeping: Int = 1,
         _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
-        try await withThrowingTaskGroup(of: Result?.self) { group in
+        let sleeping = max(sleeping, 1)
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await operation() }
             group.addTask { [self] in
                 while !Task.isCancelled {
-                    await sleepers(atLeast: 1)
+                    await sleepers(atLeast: sleeping)
+                    guard !Task.isCancelled else { break }
                     advanceToNextDeadline()
                     await Task.yield()
                 }

@@ -30,36 +30,12 @@ struct KioskSignInTests {
         context.kioskConsole = { console }
         let arguments =
             ["login", "--kiosk", "--client-id", "test-client", "--no-store", "--issuer", server.issuer] + words
-        let code = await Self.advancingWhileBothSleep(clock) { [context] in await CLI.run(arguments, context: context) }
-        return Run(code: code, stdout: out(), stderr: err())
-    }
-
-    /// Runs `operation`, moving `clock` to its next deadline only while at least two tasks sleep on it: the flow
-    /// (or the `--renew` pause) and the screen's ticker. `ManualClock.withAutoAdvance` moves time as soon as one task
-    /// sleeps, so the ticker alone would race virtual time ahead while the flow waits for the server.
-    private static func advancingWhileBothSleep(
-        _ clock: ManualClock, _ operation: @escaping @Sendable () async -> ExitCode
-    ) async -> ExitCode {
-        await withTaskGroup(of: ExitCode?.self) { group in
-            group.addTask { await operation() }
-            group.addTask {
-                while !Task.isCancelled {
-                    await clock.sleepers(atLeast: 2)
-                    guard !Task.isCancelled else { break }
-                    clock.advanceToNextDeadline()
-                    await Task.yield()
-                }
-                return nil
-            }
-            var code = ExitCode.failure
-            for await result in group {
-                if let result {
-                    code = result
-                    group.cancelAll()
-                }
-            }
-            return code
+        // Time moves only while both the flow (or the --renew pause) and the screen's ticker sleep: the ticker alone
+        // would race virtual time ahead while the flow waits for the server.
+        let code = try await clock.withAutoAdvance(whenSleeping: 2) { [context] in
+            await CLI.run(arguments, context: context)
         }
+        return Run(code: code, stdout: out(), stderr: err())
     }
 
     /// The server's transport, which makes the server approve every code from the second on as soon as the second

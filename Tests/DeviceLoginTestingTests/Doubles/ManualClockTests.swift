@@ -150,6 +150,34 @@ struct ManualClockTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test("withAutoAdvance(whenSleeping: 2): a ticker beside the flow does not move time while the flow waits")
+    func autoAdvanceWithATicker() async throws {
+        let clock = ManualClock()
+        let (atAnswer, atWake) = try await clock.withAutoAdvance(whenSleeping: 2) {
+            try await withThrowingTaskGroup(of: (Duration, Duration)?.self) { group in
+                group.addTask {
+                    // The countdown: redrawn every virtual second until the flow ends.
+                    while !Task.isCancelled { try? await clock.sleep(for: .seconds(1)) }
+                    return nil
+                }
+                group.addTask {
+                    // Waiting for the server in real time, with only the ticker asleep on the clock.
+                    try await Task.sleep(for: .milliseconds(50))
+                    let atAnswer = clock.elapsed
+                    try await clock.sleep(for: .seconds(5))
+                    return (atAnswer, clock.elapsed)
+                }
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let times = next { return times }
+                }
+                throw CancellationError()
+            }
+        }
+        #expect(atAnswer == .zero)
+        #expect(atWake == .seconds(5))
+    }
+
     @Test("withAutoAdvance passes on the operation's error")
     func autoAdvanceRethrows() async {
         struct Failure: Error {}
