@@ -15,7 +15,7 @@ import Foundation
 /// ```swift
 /// var progress = PollingProgress(authorization)
 /// let token = try await flow.pollForToken(authorization) { event in
-///     progress.record(event, at: Date())  // and save it, if the process may end before the flow does
+///     progress.record(event, at: SystemTime.now())  // and save it, if the process may end before the flow does
 /// }
 /// ```
 public struct PollingProgress: Sendable, Hashable {

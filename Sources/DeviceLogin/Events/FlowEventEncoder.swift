@@ -17,7 +17,7 @@ import Foundation
 /// ```swift
 /// let encoder = FlowEventEncoder()
 /// let token = try await flow.run { event in
-///     if let line = encoder.line(for: event, context: FlowEventContext(at: Date())) { print(line) }
+///     if let line = encoder.line(for: event, context: FlowEventContext(at: SystemTime.now())) { print(line) }
 /// }
 /// ```
 ///

@@ -22,7 +22,7 @@ import Foundation
 /// let authorization = try await flow.requestAuthorization()
 /// try await store.savePending(try PendingAuthorization(profile: profile, authorization: authorization))
 /// // later, in another process:
-/// if let pending = try await store.loadPending(profile: "work"), !pending.isExpired(at: Date()) {
+/// if let pending = try await store.loadPending(profile: "work"), !pending.isExpired(at: SystemTime.now()) {
 ///     let token = try await flow.pollForToken(flow.resuming(pending.authorization, progress: pending.progress))
 /// }
 /// ```
