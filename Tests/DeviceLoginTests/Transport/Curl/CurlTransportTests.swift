@@ -484,7 +484,9 @@ struct CurlTransportTests {
         let count = max(8, 2 * ProcessInfo.processInfo.activeProcessorCount + 2)
         let server = try RawHTTPServer { connection in
             guard connection.readRequest() != nil else { return }
-            let deadline = ContinuousClock.now + .seconds(5)
+            // A failsafe only, and long: the tasks that send the others can wait seconds for a thread in a parallel
+            // sanitizer run (the transfers themselves do not).
+            let deadline = ContinuousClock.now + .seconds(60)
             var arrived = 0
             repeat {
                 arrived = connection.requestsSoFar

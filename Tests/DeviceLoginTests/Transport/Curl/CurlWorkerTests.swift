@@ -115,9 +115,10 @@ struct CurlWorkerTests {
             counts.withLock { $0.waiting -= 1 }
         }
 
-        /// Blocks the connection's thread until `condition` holds, for at most 5 s.
+        /// Blocks the connection's thread until `condition` holds, for at most 60 s: the test's tasks that send the
+        /// next requests can wait seconds for a thread in a parallel sanitizer run.
         func waitUntil(_ condition: (Counts) -> Bool) {
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < deadline, !counts.withLock({ condition($0) }) {
                 usleep(2_000)
             }
