@@ -146,17 +146,28 @@ public struct KioskScreen: Sendable, Hashable {
     ) -> Block {
         let margin = columns >= 60 ? 2 : 0
         let usable = columns - 2 * margin
+        // Checked once per frame: the check parses the hosts, and the search below lays the text out many times.
+        let check = authorization.hostCheck
         var matrix: QRMatrix?
         var notice: String?
         if qrMode != .never {
-            switch QRTarget(authorization.hostCheck).matrix(errorCorrection: errorCorrection) {
+            switch QRTarget(check).matrix(errorCorrection: errorCorrection) {
             case .success(let made): matrix = made.0
             case .failure(let refusal): notice = refusal.notice
             }
         }
-        let text = { (width: Int, banner: Int) in
-            textLines(
-                authorization, secondsLeft: secondsLeft, state: state, notice: notice, width: width, banner: banner)
+        // The search asks for the same width and scale again and again (the text above a QR code of each scale
+        // is as wide as the screen): each is laid out once per frame.
+        var laidOut: [TextKey: [String]?] = [:]
+        let banners = Banners()
+        let text = { (width: Int, banner: Int) -> [String]? in
+            let key = TextKey(width: width, banner: banner)
+            if let known = laidOut[key] { return known }
+            let lines = textLines(
+                authorization, check: check, secondsLeft: secondsLeft, state: state, notice: notice, width: width,
+                banner: banner, banners: banners)
+            laidOut[key] = .some(lines)
+            return lines
         }
         // The text alone, as large as fits; clipped at the bottom on a screen too small even for the plain text.
         var best =
@@ -202,6 +213,30 @@ public struct KioskScreen: Sendable, Hashable {
         return Block(qrLines.map { qrIndent + $0 } + [""] + block.lines.map { $0.isEmpty ? "" : textIndent + $0 })
     }
 
+    /// A text layout asked for during one frame's search.
+    private struct TextKey: Hashable {
+        var width: Int
+        var banner: Int
+    }
+
+    /// The block letters drawn during one frame's search: layouts of different widths break the code into the same
+    /// pieces, and each piece at each scale is drawn once.
+    private final class Banners {
+        private struct Key: Hashable {
+            var text: String
+            var scale: Int
+        }
+        private var drawn: [Key: [String]?] = [:]
+
+        func lines(for text: String, scale: Int) -> [String]? {
+            let key = Key(text: text, scale: scale)
+            if let known = drawn[key] { return known }
+            let lines = BannerFont.lines(for: text, scale: scale)
+            drawn[key] = .some(lines)
+            return lines
+        }
+    }
+
     /// The text with the largest letters that fits in `width` × `rows`: banner scales from the largest whose
     /// widest piece fits down to 1, then the plain code (scale 0); `nil` when not even that fits.
     private func bestText(
@@ -227,12 +262,11 @@ public struct KioskScreen: Sendable, Hashable {
     /// The text of the code screen at `width`, with the code in block letters at `banner` (0: plain letters);
     /// `nil` when the block letters cannot be drawn at that scale (too wide, a character not in the font, ASCII).
     private func textLines(
-        _ authorization: DeviceAuthorization, secondsLeft: Int, state: KioskState, notice: String?, width: Int,
-        banner: Int
+        _ authorization: DeviceAuthorization, check: VerificationHostCheck, secondsLeft: Int, state: KioskState,
+        notice: String?, width: Int, banner: Int, banners: Banners
     ) -> [String]? {
         func wrap(_ text: KioskText) -> [String] { text.lines(width: width, capabilities: capabilities) }
         var lines: [String] = []
-        let check = authorization.hostCheck
         for warning in check.warnings {
             let message = clean(warning.message, maxLength: PromptRenderer.maximumWarningLength)
             lines += wrap(KioskText("Warning:", style: .alert) + KioskText(message))
@@ -249,7 +283,7 @@ public struct KioskScreen: Sendable, Hashable {
         }
         lines += wrap(continueText)
         let code = clean(authorization.userCode)
-        let big = bigCode(code, width: width, scale: banner)
+        let big = bigCode(code, width: width, scale: banner, banners: banners)
         if banner > 0, big.isEmpty { return nil }
         if !big.isEmpty { lines += [""] + big }
         lines += [""] + wrap(KioskText("Code: " + code)) + [""]
@@ -278,7 +312,7 @@ public struct KioskScreen: Sendable, Hashable {
 
     /// The code in block letters at `scale`, broken after dashes and spaces into as few rows as fit `width`, a blank
     /// line between rows; at scale 0 the code letter-spaced (bold) when it fits. Empty when it cannot be drawn so.
-    private func bigCode(_ code: String, width: Int, scale: Int) -> [String] {
+    private func bigCode(_ code: String, width: Int, scale: Int, banners: Banners) -> [String] {
         guard scale > 0 else {
             let spaced = code.map(String.init).joined(separator: " ")
             guard !code.isEmpty, spaced.count <= width else { return [] }
@@ -306,7 +340,7 @@ public struct KioskScreen: Sendable, Hashable {
         }
         var lines: [String] = []
         for (index, row) in rows.enumerated() {
-            guard let banner = BannerFont.lines(for: row, scale: scale) else { return [] }
+            guard let banner = banners.lines(for: row, scale: scale) else { return [] }
             lines += (index > 0 ? [""] : []) + banner
         }
         return lines
