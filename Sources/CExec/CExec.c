@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
@@ -73,6 +74,16 @@ static void dl_catch(int number, siginfo_t *info, void *context) {
     errno = saved;
 }
 
+// The action dl_catch_signals installs, and dl_recatch_signals again: dl_catch, with the sender (SA_SIGINFO).
+static struct sigaction dl_catching(void) {
+    struct sigaction catching;
+    memset(&catching, 0, sizeof catching);
+    catching.sa_sigaction = dl_catch;
+    catching.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&catching.sa_mask);
+    return catching;
+}
+
 static int dl_open_pipe(void) {
     if (dl_pipe[0] >= 0) {
         dl_caught_signal stale;
@@ -110,10 +121,7 @@ int dl_catch_signals(const int *signals, int count) {
             errno = failure;
             return -1;
         }
-        struct sigaction catching;
-        catching.sa_sigaction = dl_catch;
-        catching.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&catching.sa_mask);
+        struct sigaction catching = dl_catching();
         dl_signal_count = 0;
         for (int index = 0; index < count; index++) {
             if (sigaction(signals[index], &catching, &dl_previous[dl_signal_count]) == 0) {
@@ -132,10 +140,7 @@ int dl_recatch_signals(void) {
     pthread_mutex_lock(&dl_lock);
     int replaced = 0;
     if (dl_users > 0) {
-        struct sigaction catching;
-        catching.sa_sigaction = dl_catch;
-        catching.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&catching.sa_mask);
+        struct sigaction catching = dl_catching();
         for (int index = 0; index < dl_signal_count; index++) {
             struct sigaction current;
             if (sigaction(dl_signals[index], NULL, &current) != 0) continue;
