@@ -57,9 +57,11 @@ let package = Package(
         // The demo server's program: the same CLI with a `demo` that runs the testing kit's server. Of the CLI's
         // two programs, the only one that links the kit.
         .executableTarget(name: "device-login-demo", dependencies: ["DeviceLoginCLI", "DeviceLoginTesting"]),
+        // For device-login-bench: the heap's bytes in use (mallinfo2, which Swift's Glibc module does not expose).
+        .target(name: "CHeapUsage", path: "Benchmarks/CHeapUsage"),
         .executableTarget(
             name: "DeviceLoginBenchmark",
-            dependencies: ["DeviceLogin", "DeviceLoginTesting"],
+            dependencies: ["DeviceLogin", "DeviceLoginTesting", "CHeapUsage"],
             path: "Benchmarks/DeviceLoginBenchmark"
         ),
 

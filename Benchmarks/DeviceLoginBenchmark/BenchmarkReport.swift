@@ -6,29 +6,52 @@ import Foundation
 
 /// The figures of one run and the goals they are held to, printed as a table or as JSON.
 struct BenchmarkReport: Encodable {
-    /// The largest peak resident set that passes, in bytes: 100 MB.
-    static let peakResidentGoalBytes = 100_000_000
-    /// The largest growth of the resident set per flow that passes, in bytes: 7.5 kB.
-    ///
-    /// The engine measured 7.0 kB per flow at 10,000 flows (89.5 MB in all). Losing any one of the frame-size
-    /// optimisations in `DeviceFlow` costs 0.8 to 1.5 kB per flow, so a change that bloats the polling task's async
-    /// frames fails here even while the 100 MB goal still passes.
-    static let peakResidentPerFlowGoalBytes = 7_500
-    /// The fewest flows for which the per-flow goal is judged: the default load. With fewer, the run's fixed costs
+    /// The largest peak resident set that passes, in bytes: 50 MB (issue 19).
+    static let peakResidentGoalBytes = 50_000_000
+    /// The largest growth of the resident set per flow that passes, in bytes: 4 kB (issue 19).
+    static let peakResidentPerFlowGoalBytes = 4_000
+    /// The fewest flows for which the per-flow RSS goal is judged: the default load. With fewer, the run's fixed costs
     /// (threads, heap arenas) weigh more per flow — 9.5 kB at 1,000 flows — and the figure says little of frames.
     static let perFlowGoalMinimumFlows = 10_000
+    /// The most wall time a load may take, as a multiple of the floor measured in the same run.
+    static let wallToFloorGoal = 1.1
+    /// The most heap bytes in use per waiting flow that passes (``HeapSample``): the engine's frames, its
+    /// authorization and the mock's record of the code (1.4 kB of it is the mock's: what it still holds once the
+    /// flows end). Measured at 6.3–6.6 kB over 10 runs of 2,000 flows on a loaded machine; a lost frame-size
+    /// optimisation in `DeviceFlow` costs 0.8 to 1.5 kB, so it fails here.
+    static let heapPerFlowGoalBytes = 7_200
+    /// The fewest flows for which the heap-per-flow goal is judged: below that the allocator's own bookkeeping weighs
+    /// more per flow.
+    static let heapGoalMinimumFlows = 1_000
+
+    /// What a goal measures.
+    enum GoalKind: String, Encodable {
+        /// A count that the machine's load does not move: requests, failures, violations, heap bytes in use.
+        case counted
+        /// A time, or a figure such as peak RSS that moves with the load.
+        case timed
+    }
 
     /// One goal and whether the run met it.
     struct Goal: Encodable {
         var name: String
         var measured: String
         var passed: Bool
+        /// Whether it counts something the machine's load does not move (`counted`), or times or measures
+        /// something it does (`timed`).
+        var kind: GoalKind
+        /// Whether this run judges it (`--goals counted` leaves the timed ones unjudged).
+        var judged: Bool
     }
 
     var flows: Int
     var intervalSeconds: Int
     var approveAfterPolls: Int
     var wallSeconds: Double
+    /// One flow alone, timed in this run before the load: what the protocol's waits cost on this machine now.
+    var floorSeconds: Double
+    /// `wallSeconds / floorSeconds`.
+    var wallToFloor: Double
     var cpuSeconds: Double
     var userSeconds: Double
     var systemSeconds: Double
@@ -37,6 +60,15 @@ struct BenchmarkReport: Encodable {
     var baselineRSSBytes: Int
     /// How much the resident set grew during the flows, per flow: `(peakRSSBytes - baselineRSSBytes) / flows`.
     var peakRSSPerFlowBytes: Int
+    /// The heap's bytes in use just before the flows started.
+    var baselineHeapBytes: Int?
+    /// The fewest heap bytes in use while every flow waited (``HeapSample``).
+    var settledHeapBytes: Int?
+    /// `(settledHeapBytes - baselineHeapBytes) / flows`.
+    var heapPerFlowBytes: Int?
+    /// Of that, what the mock server still holds per flow once every flow has ended (its record of each code and
+    /// the tokens it issued): `(heap after the flows - baselineHeapBytes) / flows`. The rest is the client's.
+    var serverHeapPerFlowBytes: Int?
     var requests: Int
     var requestsPerFlow: Double
     var minimumRequestsPerFlow: Int
@@ -46,24 +78,45 @@ struct BenchmarkReport: Encodable {
     var failures: [String: Int]
     var rfcViolations: Int
     var goals: [Goal]
-    /// Whether every goal passed.
+    /// Whether every judged goal passed.
     var passed: Bool
 
+    /// The figures of one run, as `main.swift` gathers them.
+    struct Figures {
+        var tally: FlowTally
+        var requestCount: RequestCount
+        var wallTime: Duration
+        var floor: Duration
+        var before: ResourceUsage
+        var after: ResourceUsage
+        var baselineHeapBytes: Int?
+        var settledHeapBytes: Int?
+        var serverHeapBytes: Int?
+        var rfcViolations: Int
+    }
+
     /// Builds the report and judges the goals.
-    init(
-        options: BenchmarkOptions, tally: FlowTally, requestCount: RequestCount, wallTime: Duration,
-        before: ResourceUsage, after: ResourceUsage, rfcViolations: Int
-    ) {
+    init(options: BenchmarkOptions, figures: Figures) {
+        let (tally, before, after) = (figures.tally, figures.before, figures.after)
         flows = options.flows
         intervalSeconds = options.interval
         approveAfterPolls = options.approveAfterPolls
-        wallSeconds = wallTime.seconds
+        wallSeconds = figures.wallTime.seconds
+        floorSeconds = figures.floor.seconds
+        wallToFloor = floorSeconds > 0 ? wallSeconds / floorSeconds : 0
         cpuSeconds = (after.cpuTime - before.cpuTime).seconds
         userSeconds = (after.userTime - before.userTime).seconds
         systemSeconds = (after.systemTime - before.systemTime).seconds
         peakRSSBytes = after.peakResidentBytes
         baselineRSSBytes = before.residentBytes
         peakRSSPerFlowBytes = options.flows > 0 ? max(0, peakRSSBytes - baselineRSSBytes) / options.flows : 0
+        baselineHeapBytes = figures.baselineHeapBytes
+        settledHeapBytes = figures.settledHeapBytes
+        if let baseline = baselineHeapBytes, let settled = settledHeapBytes, options.flows > 0 {
+            heapPerFlowBytes = max(0, settled - baseline) / options.flows
+            serverHeapPerFlowBytes = figures.serverHeapBytes.map { max(0, $0 - baseline) / options.flows }
+        }
+        let requestCount = figures.requestCount
         requests = requestCount.total
         requestsPerFlow = tally.flows > 0 ? Double(requestCount.total) / Double(tally.flows) : 0
         minimumRequestsPerFlow = requestCount.minimumPerFlow
@@ -71,25 +124,42 @@ struct BenchmarkReport: Encodable {
         succeeded = tally.succeeded
         failed = tally.failed
         failures = tally.failures
-        self.rfcViolations = rfcViolations
-        goals = [
-            Goal(
-                name: "all \(options.flows) flows succeed", measured: "\(tally.succeeded) succeeded",
-                passed: tally.succeeded == options.flows),
-            Goal(name: "0 RFC violations", measured: "\(rfcViolations)", passed: rfcViolations == 0),
-            Goal(
-                name: "peak RSS <= 100 MB", measured: Self.megabytes(peakRSSBytes),
-                passed: peakRSSBytes <= Self.peakResidentGoalBytes),
-        ]
-        if options.flows >= Self.perFlowGoalMinimumFlows {
-            goals.append(
-                Goal(
-                    name: "peak RSS per flow <= " + Self.kilobytes(Self.peakResidentPerFlowGoalBytes),
-                    measured: Self.kilobytes(peakRSSPerFlowBytes),
-                    passed: peakRSSPerFlowBytes <= Self.peakResidentPerFlowGoalBytes
-                ))
+        rfcViolations = figures.rfcViolations
+        goals = []
+        passed = false
+        judgeGoals(options: options)
+        passed = goals.allSatisfy { $0.passed || !$0.judged }
+    }
+
+    private mutating func judgeGoals(options: BenchmarkOptions) {
+        func add(_ kind: GoalKind, _ name: String, _ measured: String, _ passed: Bool) {
+            let judged = options.goals == .all || kind == .counted
+            goals.append(Goal(name: name, measured: measured, passed: passed, kind: kind, judged: judged))
         }
-        passed = goals.allSatisfy(\.passed)
+        add(.counted, "all \(flows) flows succeed", "\(succeeded) succeeded", succeeded == flows)
+        add(.counted, "0 RFC violations", "\(rfcViolations)", rfcViolations == 0)
+        let expected = 2 + approveAfterPolls
+        add(
+            .counted, "every flow makes \(expected) requests (1 + \(approveAfterPolls) pending + 1)",
+            "min \(minimumRequestsPerFlow), max \(maximumRequestsPerFlow)",
+            minimumRequestsPerFlow == expected && maximumRequestsPerFlow == expected)
+        if flows >= Self.heapGoalMinimumFlows {
+            add(
+                .counted, "heap per waiting flow <= " + Self.kilobytes(Self.heapPerFlowGoalBytes),
+                heapPerFlowBytes.map(Self.kilobytes) ?? "not measured",
+                heapPerFlowBytes.map { $0 <= Self.heapPerFlowGoalBytes } ?? false)
+        }
+        add(
+            .timed, "wall time <= \(format(Self.wallToFloorGoal, digits: 2))x the floor",
+            format(wallToFloor, digits: 2) + "x", wallToFloor <= Self.wallToFloorGoal)
+        add(
+            .timed, "peak RSS <= " + Self.megabytes(Self.peakResidentGoalBytes), Self.megabytes(peakRSSBytes),
+            peakRSSBytes <= Self.peakResidentGoalBytes)
+        if flows >= Self.perFlowGoalMinimumFlows {
+            add(
+                .timed, "peak RSS per flow <= " + Self.kilobytes(Self.peakResidentPerFlowGoalBytes),
+                Self.kilobytes(peakRSSPerFlowBytes), peakRSSPerFlowBytes <= Self.peakResidentPerFlowGoalBytes)
+        }
     }
 
     /// The figures as a table, with PASS or FAIL per goal.
@@ -98,7 +168,10 @@ struct BenchmarkReport: Encodable {
         var lines = [
             "device-login-bench: \(flows) concurrent device flows, interval \(intervalSeconds) s, approval after "
                 + "\(approveAfterPolls) polls (in-process mock, ContinuousClock)",
-            row("wall time", format(wallSeconds, digits: 2) + " s"),
+            row(
+                "wall time",
+                format(wallSeconds, digits: 2) + " s (" + format(wallToFloor, digits: 2) + "x the floor: one flow "
+                    + "alone, " + format(floorSeconds, digits: 2) + " s)"),
             row(
                 "CPU time",
                 format(cpuSeconds, digits: 2) + " s (user " + format(userSeconds, digits: 2)
@@ -111,6 +184,7 @@ struct BenchmarkReport: Encodable {
                 "peak RSS per flow",
                 Self.kilobytes(peakRSSPerFlowBytes) + " (the growth during the flows / "
                     + "\(flows)\(judged))"),
+            row("heap per flow", heapText),
             row(
                 "requests per flow",
                 format(requestsPerFlow, digits: 2) + " (min \(minimumRequestsPerFlow), max "
@@ -124,9 +198,21 @@ struct BenchmarkReport: Encodable {
         lines.append(row("RFC violations", "\(rfcViolations)"))
         lines.append("goals")
         for goal in goals {
-            lines.append("  " + (goal.passed ? "PASS" : "FAIL") + "  " + goal.name + " (" + goal.measured + ")")
+            let verdict = !goal.judged ? "----" : goal.passed ? "PASS" : "FAIL"
+            let kind = goal.judged ? "" : ", not judged: --goals counted"
+            lines.append("  " + verdict + "  " + goal.name + " (" + goal.measured + kind + ")")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The heap line: bytes in use per waiting flow, and the two readings it comes from.
+    private var heapText: String {
+        guard let perFlow = heapPerFlowBytes, let settled = settledHeapBytes, let baseline = baselineHeapBytes else {
+            return "not measured (no mallinfo2, or the flows were not all waiting before the first could finish)"
+        }
+        let server = serverHeapPerFlowBytes.map { "; the mock server keeps " + Self.kilobytes($0) + " after" } ?? ""
+        return Self.kilobytes(perFlow) + " (in use while every flow waited: " + Self.megabytes(settled) + ", "
+            + Self.megabytes(baseline) + " before the flows" + server + ")"
     }
 
     /// The report as one JSON object with sorted keys.

@@ -32,11 +32,23 @@ struct FlowLoad: Sendable {
     }
 
     /// Runs every flow and waits for all of them, or for the time limit, after which the rest are cancelled and
-    /// counted as failed.
-    /// - Returns: The tally of outcomes.
+    /// counted as failed. Beside them, ``HeapSample`` watches the heap while every flow waits.
+    /// - Returns: The tally of outcomes and the settled heap.
     /// - Throws: ``DeviceLoginError`` when the mock's endpoints cannot be built.
-    func run() async throws -> FlowTally {
+    func run() async throws -> LoadResult {
         let endpoints = try server.endpoints()
+        // No flow can have its token before its code has been pending for `approveAfterPolls` intervals and one
+        // more poll: until then (less a margin for the clock's reading), every flow is alive.
+        let settledUntil =
+            ContinuousClock().now + .seconds(options.interval * (options.approveAfterPolls + 1)) - .milliseconds(200)
+        async let settled = HeapSample.settledBytes(server: server, flows: options.flows, until: settledUntil)
+        let tally = await runWithinLimit(endpoints: endpoints)
+        // A flow that failed (the time limit, an error) freed its state early: the window was not settled.
+        let heap = await settled
+        return LoadResult(tally: tally, settledHeapBytes: tally.failed == 0 ? heap : nil)
+    }
+
+    private func runWithinLimit(endpoints: ServerEndpoints) async -> FlowTally {
         let limit = options.effectiveTimeLimit
         return await withTaskGroup(of: FlowTally?.self) { group in
             group.addTask { await runFlows(endpoints: endpoints) }
@@ -97,6 +109,14 @@ struct FlowLoad: Sendable {
         default: return String(describing: type(of: error))
         }
     }
+}
+
+/// What a load measured of itself: how its flows ended, and the heap while they all waited.
+struct LoadResult: Sendable {
+    var tally: FlowTally
+    /// The fewest heap bytes in use seen while every flow had its code and none could have finished
+    /// (``HeapSample``); nil when that window never opened.
+    var settledHeapBytes: Int?
 }
 
 /// How one flow ended.
