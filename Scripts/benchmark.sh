@@ -39,38 +39,11 @@ while (($#)); do
 done
 [[ "$runs" =~ ^[0-9]+$ ]] && ((runs > 0 && runs <= 1000)) || { echo "benchmark.sh: --runs must be 1-1000" >&2; exit 64; }
 
-die() { echo "benchmark.sh: $*" >&2; exit 1; }
-say() { echo "$*" >&2; }
-show() { echo "  \$ $*"; }
-# show_args COMMAND...: prints a command with its arguments quoted as the shell needs them.
-show_args() { printf '  $'; printf ' %q' "$@"; echo; }
-
-# --- Everything started in the background is recorded here and stopped on exit. -------------------------------
-work="$(mktemp -d "${TMPDIR:-/tmp}/device-login-bench.XXXXXX")" || die "cannot create a temporary directory"
-chmod 700 "$work"
-background=()
-cleanup() {
-    local pid
-    for pid in "${background[@]}"; do
-        kill "$pid" 2>/dev/null
-    done
-    for pid in "${background[@]}"; do
-        # Bounded: a process that ignores SIGTERM for 5 s gets SIGKILL.
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-have() { command -v "$1" >/dev/null 2>&1; }
-have timeout || die "timeout (coreutils) is required"
-time_bin=/usr/bin/time
-[[ -x "$time_bin" ]] || time_bin=""
-perf_ok=false
-if have perf && perf stat -x, -e task-clock -o /dev/null true >/dev/null 2>&1; then perf_ok=true; fi
+# What this script shares with Scripts/check-budgets.sh: messages, the work folder and the background processes
+# stopped on exit, /usr/bin/time, peak RSS, the demo server.
+program=benchmark.sh
+# shellcheck source=Scripts/benchmark-common.sh
+source Scripts/benchmark-common.sh
 
 # --- Build --------------------------------------------------------------------------------------------------------
 # device-login-demo is the program `device-login demo` hands over to (the demo server); it is not measured.
@@ -120,45 +93,6 @@ mean_ms() {
         done
         awk -v t="$total" -v n="$runs" 'BEGIN { printf "%.2f", t / n / 1e6 }'
     fi
-}
-
-# peak_rss_mb COMMAND...: the median peak RSS of 5 runs, in MB (10^6 bytes), from /usr/bin/time -f %M.
-peak_rss_mb() {
-    [[ -n "$time_bin" ]] || { echo "n/a"; return; }
-    local i
-    for i in 1 2 3 4 5; do
-        timeout 30 "$time_bin" -f %M -o "$work/rss" "$@" >/dev/null 2>&1 || die "failed: $*"
-        tail -1 "$work/rss"
-    done | sort -n | sed -n 3p | awk '{ printf "%.1f", $1 * 1024 / 1e6 }'
-}
-
-# peak_rss_mb_in INPUT COMMAND...: as peak_rss_mb, with stdin from INPUT.
-peak_rss_mb_in() {
-    [[ -n "$time_bin" ]] || { echo "n/a"; return; }
-    local input="$1" i
-    shift
-    for i in 1 2 3 4 5; do
-        timeout 30 "$time_bin" -f %M -o "$work/rss" "$@" <"$input" >/dev/null 2>&1 || die "failed: $*"
-        tail -1 "$work/rss"
-    done | sort -n | sed -n 3p | awk '{ printf "%.1f", $1 * 1024 / 1e6 }'
-}
-
-# start_demo NAME ARGS...: starts `device-login demo --serve ARGS` in the background and sets $issuer and $server_pid.
-start_demo() {
-    local name="$1"; shift
-    show "$cli demo --serve $* &"
-    "$cli" demo --serve "$@" >"$work/$name.out" 2>"$work/$name.err" &
-    server_pid=$!
-    background+=("$server_pid")
-    issuer=""
-    for _ in $(seq 100); do
-        issuer="$(head -1 "$work/$name.out" 2>/dev/null)"
-        [[ -n "$issuer" ]] && return
-        kill -0 "$server_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    cat "$work/$name.err" >&2
-    die "the demo server did not print its issuer within 10 s"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "n/a" && b != "n/a") printf "%.2f", a / b; else printf "n/a" }'; }
