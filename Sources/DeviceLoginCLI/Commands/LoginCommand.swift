@@ -133,7 +133,7 @@ enum LoginCommand {
         if settings.presentation.events {
             // The scopes granted; when the server did not say, those asked for (RFC 6749 §5.1: then they are the same).
             let granted = result.response.scope.map { $0.split(separator: " ").map(String.init) }
-            let asked = settings.client.effectiveScopes(isOpenIDProvider: result.endpoints.isOpenIDProvider)
+            let asked = settings.client.effectiveScopes(for: result.endpoints)
             output = EventLines(context: context).succeededLine(
                 result.response, receivedAt: result.receivedAt, profile: savedTo == nil ? nil : settings.profile,
                 scopes: granted ?? asked)

@@ -35,7 +35,8 @@ struct LoginDryRun {
         let openID = ClientConfiguration.defaultOpenIDScopes.joined(separator: " ")
         return settings.issuer == nil
             ? "none"
-            : "\(openID) if discovery says the server is an OpenID provider, else none"
+            : "\(openID) if discovery says the server is an OpenID provider (offline_access only when its"
+                + " scopes_supported lists it or is absent), else none"
     }
 
     /// The extra device authorization parameters, secret values hidden.

@@ -62,7 +62,8 @@ struct LoginSettings: Sendable, Equatable {
             .list(
                 "scope", "SCOPE",
                 "A scope to ask for; repeat it or give a space-separated list."
-                    + " Default for OpenID providers: openid profile offline_access."),
+                    + " Default for OpenID providers: openid profile offline_access (offline_access only when"
+                    + " the server's discovery lists it, or lists no scopes)."),
             .list("resource", "URI", "An RFC 8707 resource indicator; may be repeated."),
             .list(
                 "param", "KEY=VALUE", "An extra device authorization parameter (e.g. audience=...); may be repeated."),

@@ -60,7 +60,7 @@ struct LoginDryRunTests {
                   revocation endpoint:            from discovery, if listed
                   userinfo endpoint:              from discovery, if listed
                   scopes:                         openid profile offline_access if discovery says the server is an \
-                OpenID provider, else none
+                OpenID provider (offline_access only when its scopes_supported lists it or is absent), else none
                 """))
         #expect(result.stdout.hasSuffix("  saved to:                       nothing (--no-store)\n"))
     }
