@@ -51,8 +51,11 @@ enum LoginCommand {
             let settings = try await LoginSettings.parse(options)
             for warning in settings.warnings { context.stderr.line("device-login: warning: " + warning) }
             if options.flag("dry-run") {
-                return try LoginDryRun(settings, environment: context.environment)
+                let code = try LoginDryRun(settings, environment: context.environment)
                     .write(json: settings.json, to: context)
+                // The preview said what is missing; its exit code says the sign-in itself would not start.
+                if let missing = settings.missingClientID { throw missing }
+                return code
             }
             let transport = context.makeTransport(TransportOptions(caFile: settings.caFile))
             return try await perform(settings, transport: transport, context: context)

@@ -124,4 +124,41 @@ struct LoginDryRunTests {
         #expect(result.stdout.contains("  device authorization endpoint:  https://a.example/device\n"))
         #expect(result.stdout.contains("  scopes:                         none\n"))
     }
+
+    @Test("no client ID: the preview shows what it would use with the client ID marked missing, then exit 64")
+    func missingClientID() async throws {
+        let result = await dryRun(["--provider", "github"])
+        #expect(result.code == .usage)
+        #expect(result.stdout.hasPrefix("Dry run: nothing was sent. A sign-in with these options would use:\n"))
+        #expect(result.stdout.contains("  device authorization endpoint:  https://github.com/login/device/code\n"))
+        #expect(
+            result.stdout.contains(
+                "  client ID:                      missing: give --client-id (your own app's; presets carry none)\n"))
+        #expect(result.stderr.contains("missing --client-id (or DEVICE_LOGIN_CLIENT_ID)"))
+        #expect(result.stderr.contains("register your own app with github"))
+
+        let json = await dryRun(["--provider", "github", "--json"])
+        #expect(json.code == .usage)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["client_id"] is NSNull)
+        #expect(object["token_endpoint"] as? String == "https://github.com/login/oauth/access_token")
+    }
+
+    @Test("no client ID and another usage error: the other error, no preview")
+    func missingClientIDAndAnotherError() async {
+        let result = await dryRun(["--provider", "github", "--param", "novalue"])
+        #expect(result.code == .usage)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("--param must look like key=value"))
+    }
+
+    @Test("a login without --dry-run still refuses a missing client ID before anything else")
+    func realRunStillRefuses() async {
+        let result = await CLIHarness.run(
+            ["login", "--provider", "github"], environment: ["DEVICE_LOGIN_HOME": "/nonexistent/device-login"],
+            transport: Self.noRequest)
+        #expect(result.code == .usage)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("missing --client-id"))
+    }
 }
