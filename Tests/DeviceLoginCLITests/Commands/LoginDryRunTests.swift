@@ -161,4 +161,53 @@ struct LoginDryRunTests {
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("missing --client-id"))
     }
+
+    @Test(
+        "a plain http --host or --domain off loopback: refused as the sign-in's HTTPS policy would (78), naming it",
+        arguments: [
+            ["--provider", "keycloak", "--host", "http://sso.example.com", "--realm", "ops"],
+            ["--provider", "gitlab", "--host", "http://gitlab.example.com"],
+            ["--provider", "github", "--host", "HTTP://ghe.example.com:8080"],
+            ["--provider", "okta", "--domain", "http://dev-1.okta.com"],
+        ])
+    func plainHTTPHost(words: [String]) async {
+        let option = words[2]
+        let result = await dryRun(words + ["--client-id", "app"])
+        #expect(result.code == .configuration)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("device-login: \(option) is plain http:// to "))
+        #expect(result.stderr.contains("--allow-insecure-http"))
+    }
+
+    @Test("a plain http --host on loopback, or with --allow-insecure-http: previewed")
+    func plainHTTPHostAllowed() async {
+        let loopback = await dryRun([
+            "--provider", "keycloak", "--host", "http://127.0.0.1:8080", "--realm", "ops", "--client-id", "app",
+        ])
+        #expect(loopback.code == .success, "\(loopback.stderr)")
+        let allowed = await dryRun([
+            "--provider", "keycloak", "--host", "http://sso.example.com", "--realm", "ops", "--client-id", "app",
+            "--allow-insecure-http",
+        ])
+        #expect(allowed.code == .success, "\(allowed.stderr)")
+        #expect(allowed.stdout.contains("  issuer:                         http://sso.example.com/realms/ops\n"))
+    }
+
+    @Test("auth0 --domain with :443: the issuer discovery returns, without the port")
+    func auth0DefaultPort() async {
+        let result = await dryRun(["--provider", "auth0", "--domain", "T.us.auth0.com:443", "--client-id", "app"])
+        #expect(result.code == .success, "\(result.stderr)")
+        #expect(result.stdout.contains("  issuer:                         https://t.us.auth0.com/\n"))
+    }
+
+    @Test("keycloak --host with /../: refused, nothing previewed")
+    func keycloakDotSegments() async {
+        let result = await dryRun([
+            "--provider", "keycloak", "--host", "https://sso.example.com/auth/../admin", "--realm", "ops",
+            "--client-id", "app",
+        ])
+        #expect(result.code == .usage)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("--host: the host must be"))
+    }
 }
