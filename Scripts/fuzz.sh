@@ -34,11 +34,14 @@ source_of() {
 }
 
 build=.build/fuzz
+# A fresh clone has no .build yet: the build log below lives in it.
+mkdir -p "$build"
+build_log="$build/build.log"
 flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 echo "== building the libraries with -sanitize=fuzzer,address" >&2
 for target in CLibraryLoader DeviceLoginTerminal DeviceLoginTesting DeviceLoginCLI; do
-    swift build --build-path "$build" "${flags[@]}" --target "$target" >"$build.log" 2>&1 \
-        || { tail -30 "$build.log" >&2; echo "fuzz.sh: building $target failed" >&2; exit 1; }
+    swift build --build-path "$build" "${flags[@]}" --target "$target" >"$build_log" 2>&1 \
+        || { tail -30 "$build_log" >&2; echo "fuzz.sh: building $target failed" >&2; exit 1; }
 done
 modules="$build/debug/Modules"
 objects=("$build"/debug/DeviceLogin.build/*.o "$build"/debug/CProcessHardening.build/*.o

@@ -18,8 +18,11 @@
 #   share/bash-completion/completions/device-login   `device-login completion bash`
 #   share/zsh/site-functions/_device-login           `device-login completion zsh`
 #   share/fish/vendor_completions.d/device-login.fish  `device-login completion fish`
-#   share/device-login/installed                     the list of the files above, for --uninstall
-# The man page and the completions come from the installed binary itself, so they match it.
+#   share/device-login/installed                     the list of the files above, and of the folders the install
+#                                                    created, for --uninstall
+# The man page and the completions come from the installed binary itself, so they match it. --uninstall removes the
+# folders the install created once they are empty, never one that was there before (nor /usr/local/bin and the
+# like). bash loads the completion only with the bash-completion package: the install says so when it is missing.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -50,14 +53,38 @@ case "$prefix" in
 esac
 manifest="$prefix/share/device-login/installed"
 
+# Folders that are never removed, even when empty and listed: the system's and the user's standard places.
+protected_folder() {
+    case "${1%/}" in
+        "" | / | /usr | /usr/local | /usr/local/bin | /usr/local/share | /usr/local/share/man \
+            | /usr/local/share/man/man1 | /opt | "${HOME%/}" | "${HOME%/}/.local" | "${HOME%/}/.local/bin" \
+            | "${HOME%/}/.local/share") return 0 ;;
+    esac
+    return 1
+}
+
+# The path of a list entry: a file, `FOLDER/` (a folder the install created) or `./` (the prefix itself).
+entry_path() {
+    case "$1" in
+        ./) echo "$prefix" ;;
+        */) echo "$prefix/${1%/}" ;;
+        *) echo "$prefix/$1" ;;
+    esac
+}
+
 # --- Uninstall: exactly what the list names ----------------------------------------------------------------------
 if [ "$uninstall" = 1 ]; then
     [ -f "$manifest" ] || die "nothing to uninstall: no list of installed files at $manifest"
+    folders=()
     while IFS= read -r relative; do
         case "$relative" in
-            "" | /* | *..*) die "refusing a strange entry in $manifest: '$relative'" ;;
+            "" | /* | *..* | .?* | */./* | *//*) [ "$relative" = ./ ] \
+                || die "refusing a strange entry in $manifest: '$relative'" ;;
         esac
-        path="$prefix/$relative"
+        path="$(entry_path "$relative")"
+        case "$relative" in
+            */) folders+=("$path"); continue ;;
+        esac
         if [ -e "$path" ] || [ -L "$path" ]; then
             rm -f -- "$path"
             echo "removed $path"
@@ -66,7 +93,12 @@ if [ "$uninstall" = 1 ]; then
         fi
     done <"$manifest"
     rm -f -- "$manifest"
-    rmdir -- "$prefix/share/device-login" 2>/dev/null || true
+    rmdir -- "$prefix/share/device-login" 2>/dev/null || true  # a list written before folders were listed
+    # The list names folders deepest first; one that holds something of the user's stays.
+    for path in "${folders[@]}"; do
+        protected_folder "$path" && continue
+        [ -d "$path" ] && [ ! -L "$path" ] && rmdir -- "$path" 2>/dev/null && echo "removed folder $path"
+    done
     echo "device-login is uninstalled from $prefix."
     exit 0
 fi
@@ -92,10 +124,33 @@ files=(
     share/zsh/site-functions/_device-login
     share/fish/vendor_completions.d/device-login.fish
 )
+# Each folder is made one level at a time, and each one made is listed, for --uninstall. An earlier install's folders
+# stay listed when this one finds them already there.
+created=()
+if [ -f "$manifest" ]; then
+    while IFS= read -r relative; do
+        case "$relative" in */) created+=("$relative") ;; esac
+    done <"$manifest"
+fi
+make_folder() {
+    local relative="$1" sofar="" part
+    if [ ! -d "$prefix" ]; then
+        mkdir -p -- "$prefix" || die "cannot create $prefix"
+        created=("./" "${created[@]}")
+    fi
+    IFS=/ read -ra parts <<<"$relative"
+    for part in "${parts[@]}"; do
+        sofar="${sofar:+$sofar/}$part"
+        if [ ! -d "$prefix/$sofar" ]; then
+            mkdir -- "$prefix/$sofar" || die "cannot create $prefix/$sofar"
+            created+=("$sofar/")
+        fi
+    done
+}
 for relative in "${files[@]}"; do
-    mkdir -p "$prefix/$(dirname "$relative")" || die "cannot create $prefix/$(dirname "$relative")"
+    make_folder "$(dirname "$relative")"
 done
-mkdir -p "$(dirname "$manifest")"
+make_folder share/device-login
 
 staged="$(mktemp -d "${TMPDIR:-/tmp}/device-login-install.XXXXXX")"
 trap 'rm -rf "$staged"' EXIT
@@ -114,7 +169,16 @@ install -m 644 "$staged/device-login.1" "$prefix/share/man/man1/device-login.1"
 install -m 644 "$staged/completion.bash" "$prefix/share/bash-completion/completions/device-login"
 install -m 644 "$staged/completion.zsh" "$prefix/share/zsh/site-functions/_device-login"
 install -m 644 "$staged/completion.fish" "$prefix/share/fish/vendor_completions.d/device-login.fish"
-printf '%s\n' "${files[@]}" >"$manifest"
+# The files, then the folders deepest first (a folder's path is longer than its parent's), the prefix last.
+{
+    printf '%s\n' "${files[@]}"
+    for folder in "${created[@]}"; do
+        [ "$folder" = ./ ] || printf '%s\t%s\n' "${#folder}" "$folder"
+    done | sort -rn -k1,1 | cut -f2- | awk '!seen[$0]++'
+    for folder in "${created[@]}"; do
+        [ "$folder" != ./ ] || { echo ./; break; }
+    done
+} >"$manifest"
 
 version="$("$prefix/bin/device-login" --version)"
 echo "Installed $version into $prefix:"
@@ -129,3 +193,15 @@ case ":$PATH:" in
     *":$prefix/bin:"*) ;;
     *) echo "Note: $prefix/bin is not on your PATH; add it, e.g. export PATH=\"$prefix/bin:\$PATH\"" ;;
 esac
+# bash reads share/bash-completion/completions only through the bash-completion package's loader. The places it
+# installs that loader (Debian and Ubuntu, Fedora, Homebrew); DEVICE_LOGIN_BASH_COMPLETION names another to look for.
+bash_completion_found=0
+for loader in ${DEVICE_LOGIN_BASH_COMPLETION:-/usr/share/bash-completion/bash_completion /etc/bash_completion \
+    /usr/local/share/bash-completion/bash_completion /opt/homebrew/share/bash-completion/bash_completion \
+    /opt/homebrew/etc/profile.d/bash_completion.sh /usr/local/etc/profile.d/bash_completion.sh}; do
+    [ -f "$loader" ] && bash_completion_found=1 && break
+done
+if [ "$bash_completion_found" = 0 ]; then
+    echo "Note: bash completes device-login only with the bash-completion package, which is not installed"
+    echo "      (Debian, Ubuntu: sudo apt-get install bash-completion; then open a new shell)."
+fi

@@ -19,7 +19,7 @@ Test-only routes, for the test suites (this server is a test fixture, never a pr
     POST /_test/rotate_key                ID tokens are signed with a new RSA key from now on; /jwks.json serves
                                           only the new key (a rotation without overlap)
 
-Run:  python3 Tests/e2e/authlib_server.py --port 0 --interval 1
+Run:  python3 Tests/e2e/authlib_server.py --port 0 --interval 1 [--scopes "openid profile email"]
 It binds 127.0.0.1 only and prints `LISTENING http://127.0.0.1:PORT` on stdout once it accepts connections.
 """
 
@@ -53,6 +53,9 @@ CONFIDENTIAL_CLIENT_ID = "device-login-e2e-confidential"
 CONFIDENTIAL_CLIENT_SECRET = "e2e-confidential-secret"
 USERNAME = "alice"
 PASSWORD = "wonderland"
+# The scopes this server lists in discovery and grants; others are refused with invalid_scope (Authlib checks the
+# request against OAUTH2_SCOPES_SUPPORTED). `--scopes` replaces them: `--scopes "openid profile email"` is a server
+# set up as Authlib's documentation shows, with no offline_access (a refresh token is issued without it).
 SCOPES_SUPPORTED = ["openid", "profile", "email", "offline_access"]
 SLOW_DOWN_STEP = 5  # RFC 8628 §3.5: "the interval MUST be increased by 5 seconds"
 
@@ -89,7 +92,8 @@ class Client(ClientMixin):
     def get_allowed_scope(self, scope):
         if not scope:
             return ""
-        return " ".join(s for s in scope.split() if s in SCOPES_SUPPORTED)
+        supported = current_app.config["OAUTH2_SCOPES_SUPPORTED"]
+        return " ".join(s for s in scope.split() if s in supported)
 
     def check_redirect_uri(self, redirect_uri):
         return False
@@ -410,7 +414,7 @@ def safe_next(next_path):
     return next_path
 
 
-def create_app(interval=5, expires_in=1800, token_expires_in=3600):
+def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None):
     app = Flask(__name__)
     app.secret_key = secrets.token_bytes(32)
     app.config.update(
@@ -419,7 +423,7 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600):
         SIGNING_KEY=RSAKey.generate_key(2048, parameters={"use": "sig", "alg": "RS256"}, auto_kid=True),
         OAUTH2_REFRESH_TOKEN_GENERATOR=True,
         OAUTH2_TOKEN_EXPIRES_IN={DEVICE_CODE_GRANT_TYPE: token_expires_in, "refresh_token": token_expires_in},
-        OAUTH2_SCOPES_SUPPORTED=SCOPES_SUPPORTED,
+        OAUTH2_SCOPES_SUPPORTED=list(scopes if scopes is not None else SCOPES_SUPPORTED),
     )
 
     def query_client(client_id):
@@ -456,7 +460,7 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600):
             revocation_endpoint=base + "/oauth/revoke",
             userinfo_endpoint=base + "/userinfo",
             jwks_uri=base + "/jwks.json",
-            scopes_supported=SCOPES_SUPPORTED,
+            scopes_supported=current_app.config["OAUTH2_SCOPES_SUPPORTED"],
             response_types_supported=[],
             grant_types_supported=[DEVICE_CODE_GRANT_TYPE, "refresh_token"],
             token_endpoint_auth_methods_supported=["none", "client_secret_basic"],
@@ -608,11 +612,14 @@ def main(argv=None):
     parser.add_argument("--interval", type=int, default=5, help="polling interval in seconds (default 5)")
     parser.add_argument("--expires-in", type=positive, default=1800, help="device code lifetime in seconds")
     parser.add_argument("--token-expires-in", type=positive, default=3600, help="access token lifetime in seconds")
+    parser.add_argument("--scopes", help="the scopes listed and granted, space-separated (default: "
+                        + " ".join(SCOPES_SUPPORTED) + ")")
     args = parser.parse_args(argv)
     if args.interval < 0:
         parser.error("--interval must not be negative")
 
-    app = create_app(args.interval, args.expires_in, args.token_expires_in)
+    scopes = args.scopes.split() if args.scopes is not None else None
+    app = create_app(args.interval, args.expires_in, args.token_expires_in, scopes)
     httpd = make_server("127.0.0.1", args.port, app, threaded=True)
     base_url = f"http://127.0.0.1:{httpd.server_port}"
     app.config["ISSUER"] = base_url

@@ -73,11 +73,13 @@ class RunningServer:
         self.process.stdout.close()
 
 
-def start_server(log_path, interval=1, expires_in=600, token_expires_in=3600):
+def start_server(log_path, interval=1, expires_in=600, token_expires_in=3600, scopes=None):
     command = [
         sys.executable, str(SERVER_SCRIPT), "--port", "0", "--interval", str(interval),
         "--expires-in", str(expires_in), "--token-expires-in", str(token_expires_in),
     ]
+    if scopes is not None:
+        command += ["--scopes", " ".join(scopes)]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True)
     deadline = time.monotonic() + STARTUP_TIMEOUT
@@ -96,7 +98,8 @@ def start_server(log_path, interval=1, expires_in=600, token_expires_in=3600):
 
 @pytest.fixture
 def server_factory(tmp_path):
-    """Starts servers with chosen options (interval, expires_in, token_expires_in); all stopped on teardown."""
+    """Starts servers with chosen options (interval, expires_in, token_expires_in, scopes); all stopped on
+    teardown."""
     servers = []
 
     def start(**options):
@@ -114,3 +117,9 @@ def server(server_factory):
     """A server with a 1 s polling interval, so the suites stay fast."""
     return server_factory(interval=1)
 
+
+@pytest.fixture
+def standard_server(server_factory):
+    """A server configured as Authlib's documentation shows: its discovery lists openid, profile and email and no
+    offline_access, and it refuses a scope it does not list. A new user's first server looks like this."""
+    return server_factory(interval=1, scopes=["openid", "profile", "email"])

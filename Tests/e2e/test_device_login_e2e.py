@@ -263,3 +263,30 @@ def test_interrupt_while_waiting_exits_130(server, cli):
     run.process.send_signal(signal.SIGINT)
     assert run.finish() == 130, run.stderr
     assert run.stdout.strip() == ""
+
+
+def test_readme_command_signs_in_to_a_server_that_lists_no_offline_access(standard_server, cli, tmp_path):
+    """The README's first command, as a new user types it, against a server set up as Authlib documents: its
+    discovery lists no offline_access, so the default scopes must not ask for it (the server would answer
+    invalid_scope, exit 76)."""
+    (tmp_path / "home").mkdir(mode=0o700)  # the token directory must be the user's alone
+    run = cli("login", "--issuer", standard_server.base_url, "--client-id", PUBLIC, "--qr", "never")
+    code = run.user_code()
+    approve(standard_server.base_url, code)
+    assert run.finish() == 0, run.stderr
+    assert "invalid_scope" not in run.stderr
+
+    status = subprocess.run([str(binary_path()), "status", "--json"], capture_output=True, text=True, timeout=30,
+                            env={**os.environ, "DEVICE_LOGIN_HOME": str(tmp_path / "home")})
+    assert status.returncode == 0, status.stderr
+    profile = json.loads(status.stdout)["profiles"][0]
+    assert set(profile["scope"].split()) == {"openid", "profile"}
+    assert profile["has_refresh_token"]  # Authlib issues one without offline_access: the session lasts
+
+
+def test_a_refused_scope_names_what_was_asked_and_what_the_server_lists(standard_server, cli, tmp_path):
+    (tmp_path / "home").mkdir(mode=0o700)
+    run = cli("login", "--issuer", standard_server.base_url, "--client-id", PUBLIC, "--qr", "never",
+              "--scope", "openid offline_access")
+    assert run.finish() == 76
+    assert "asked for openid offline_access; the server lists openid profile email" in run.stderr

@@ -37,6 +37,10 @@ def files_below(folder):
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() or p.is_symlink())
 
 
+def folders_below(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_dir() and not p.is_symlink())
+
+
 def install(prefix, *extra, script=INSTALL):
     result = run(["bash", str(script), "--prefix", str(prefix), *extra])
     assert result.returncode == 0, result.stderr
@@ -87,14 +91,70 @@ def test_install_puts_every_file_in_place_and_they_work(tmp_path):
     assert completed.returncode == 0, completed.stderr
     assert set(completed.stdout.split()) >= {"login", "logout"}
 
-    # Uninstall: exactly what was installed goes; the user's file and the folders stay.
+    # Uninstall: exactly what was installed goes, and the folders it made; the user's file and folder stay.
     removed = run(["bash", str(INSTALL), "--prefix", str(prefix), "--uninstall"])
     assert removed.returncode == 0, removed.stderr
     assert files_below(prefix) == ["bin/mine"]
+    assert folders_below(prefix) == ["bin"]
     for relative in INSTALLED[:-1]:
         assert f"removed {prefix}/{relative}" in removed.stdout
     again = run(["bash", str(INSTALL), "--prefix", str(prefix), "--uninstall"])
     assert again.returncode != 0 and "nothing to uninstall" in again.stderr
+
+
+def test_uninstall_removes_every_folder_the_install_created_and_only_those(tmp_path):
+    # A prefix that does not exist yet: the install makes it and every folder below it, the uninstall all of them.
+    fresh = tmp_path / "fresh"
+    install(fresh, "--bin", str(binary_path()))
+    listed = (fresh / "share" / "device-login" / "installed").read_text().splitlines()
+    assert "./" in listed and "share/man/man1/" in listed
+    removed = run(["bash", str(INSTALL), "--prefix", str(fresh), "--uninstall"])
+    assert removed.returncode == 0, removed.stderr
+    assert not fresh.exists(), folders_below(fresh)
+
+    # A prefix with folders of its own: they stay, empty or not, and so does a folder the user filled meanwhile.
+    prefix = tmp_path / "prefix"
+    (prefix / "share" / "man").mkdir(parents=True)
+    (prefix / "bin").mkdir()
+    install(prefix, "--bin", str(binary_path()))
+    (prefix / "share" / "zsh" / "site-functions" / "_mine").write_text("#compdef mine\n")
+    install(prefix, "--bin", str(binary_path()))  # again, over itself: the first install's folders stay listed
+    removed = run(["bash", str(INSTALL), "--prefix", str(prefix), "--uninstall"])
+    assert removed.returncode == 0, removed.stderr
+    assert files_below(prefix) == ["share/zsh/site-functions/_mine"]
+    assert folders_below(prefix) == ["bin", "share", "share/man", "share/zsh", "share/zsh/site-functions"]
+
+
+def test_a_listed_folder_outside_the_prefix_or_a_standard_one_is_never_removed(tmp_path):
+    prefix = tmp_path / "prefix"
+    (prefix / "share" / "device-login").mkdir(parents=True)
+    (prefix / "share" / "device-login" / "installed").write_text("../\n")
+    result = run(["bash", str(INSTALL), "--prefix", str(prefix), "--uninstall"])
+    assert result.returncode != 0 and "refusing a strange entry" in result.stderr
+    assert (prefix / "share").is_dir()
+    # A prefix in the home folder: ~/.local/bin is the user's even when the install made it and left it empty.
+    home = tmp_path / "home"
+    local = home / ".local"
+    (local / "share" / "device-login").mkdir(parents=True)
+    (local / "bin").mkdir()
+    (local / "share" / "device-login" / "installed").write_text("bin/\nshare/device-login/\nshare/\n./\n")
+    result = run(["bash", str(INSTALL), "--prefix", str(local), "--uninstall"], env={**os.environ, "HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+    assert (local / "bin").is_dir() and (local / "share").is_dir() and local.is_dir()
+
+
+def test_install_says_when_bash_completion_needs_its_package(tmp_path):
+    missing = run(["bash", str(INSTALL), "--prefix", str(tmp_path / "a"), "--bin", str(binary_path())],
+                  env={**os.environ, "DEVICE_LOGIN_BASH_COMPLETION": str(tmp_path / "no-such-loader")})
+    assert missing.returncode == 0, missing.stderr
+    assert "only with the bash-completion package" in missing.stdout
+    assert "apt-get install bash-completion" in missing.stdout
+    loader = tmp_path / "bash_completion"
+    loader.write_text("# the package's loader\n")
+    present = run(["bash", str(INSTALL), "--prefix", str(tmp_path / "b"), "--bin", str(binary_path())],
+                  env={**os.environ, "DEVICE_LOGIN_BASH_COMPLETION": str(loader)})
+    assert present.returncode == 0, present.stderr
+    assert "bash-completion package" not in present.stdout
 
 
 def test_install_refuses_what_would_not_run_and_leaves_the_prefix_alone(tmp_path):

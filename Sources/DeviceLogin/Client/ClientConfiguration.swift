@@ -17,8 +17,9 @@ public struct ClientConfiguration: Sendable, Hashable {
     public var clientID: String
     /// How the client authenticates. Default ``ClientAuthentication/none``.
     public var authentication: ClientAuthentication
-    /// The scopes to ask for. `nil` means: ``defaultOpenIDScopes`` when the server is an OpenID provider, none
-    /// otherwise (see ``effectiveScopes(isOpenIDProvider:)``).
+    /// The scopes to ask for. `nil` means: ``defaultOpenIDScopes`` when the server is an OpenID provider (without
+    /// `offline_access` when its `scopes_supported` leaves it out), none otherwise (see
+    /// ``defaultScopes(isOpenIDProvider:scopesSupported:)``).
     public var scopes: [String]?
     /// RFC 8707 resource indicators (absolute URIs) sent with the device authorization and token requests.
     public var resources: [String]
@@ -62,11 +63,37 @@ public struct ClientConfiguration: Sendable, Hashable {
         self.dpop = dpop
     }
 
-    /// The scopes to send: the configured ones, else the OpenID default for an OpenID provider, else none.
-    public func effectiveScopes(isOpenIDProvider: Bool) -> [String] {
-        if let scopes { return scopes }
-        return isOpenIDProvider ? Self.defaultOpenIDScopes : []
+    /// The scopes to send to the server at `endpoints`: the configured ones, else
+    /// ``defaultScopes(isOpenIDProvider:scopesSupported:)`` for what its metadata says.
+    public func effectiveScopes(for endpoints: ServerEndpoints) -> [String] {
+        scopes
+            ?? Self.defaultScopes(
+                isOpenIDProvider: endpoints.isOpenIDProvider, scopesSupported: endpoints.scopesSupported)
     }
+
+    /// The scopes to send when the server's scope list is not known: the configured ones, else the OpenID default
+    /// for an OpenID provider, else none.
+    public func effectiveScopes(isOpenIDProvider: Bool) -> [String] {
+        scopes ?? Self.defaultScopes(isOpenIDProvider: isOpenIDProvider, scopesSupported: nil)
+    }
+
+    /// The scopes asked for when none are configured: none from a server that is not an OpenID provider; else
+    /// ``defaultOpenIDScopes``, without `offline_access` when the server lists the scopes it supports
+    /// (`scopes_supported`, RFC 8414 §2) and that list leaves it out. Such a server refuses a scope it does not
+    /// know with `invalid_scope` (RFC 6749 §5.2), and many (Authlib's defaults, for one) issue a refresh token
+    /// without it. A server that lists nothing gets the full default: `offline_access` is the OpenID way to ask
+    /// for a refresh token (OpenID Connect Core §11).
+    /// - Parameters:
+    ///   - isOpenIDProvider: Whether the server is an OpenID provider.
+    ///   - scopesSupported: The server's `scopes_supported`, or nil when its metadata has none.
+    public static func defaultScopes(isOpenIDProvider: Bool, scopesSupported: [String]?) -> [String] {
+        guard isOpenIDProvider else { return [] }
+        guard let scopesSupported else { return defaultOpenIDScopes }
+        return defaultOpenIDScopes.filter { $0 != offlineAccess || scopesSupported.contains(offlineAccess) }
+    }
+
+    /// `offline_access`: the OpenID scope that asks for a refresh token (OpenID Connect Core §11).
+    static let offlineAccess = "offline_access"
 }
 
 extension ClientConfiguration: CustomStringConvertible {

@@ -16,6 +16,7 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         case isOpenIDProvider = "openid_provider"
         case jwks = "jwks_uri"
         case idTokenSigningAlgorithms = "id_token_signing_alg_values_supported"
+        case scopesSupported = "scopes_supported"
     }
 
     /// The issuer identifier, when known.
@@ -36,6 +37,13 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     /// `id_token_signing_alg_values_supported`: the algorithms the server signs ID tokens with, when its metadata
     /// lists them; nil for RS256 only, the OpenID Connect default.
     public var idTokenSigningAlgorithms: [String]?
+    /// `scopes_supported`: the scopes the server's metadata lists (RFC 8414 §2), at most
+    /// ``maximumScopesSupported`` of them; nil when it lists none. Decides whether the default scopes ask for
+    /// `offline_access` (``ClientConfiguration/defaultScopes(isOpenIDProvider:scopesSupported:)``).
+    public var scopesSupported: [String]?
+
+    /// The most entries of `scopes_supported` kept: a server that lists more is still heard on `offline_access`.
+    public static let maximumScopesSupported = 256
 
     /// Creates endpoints by hand.
     public init(
@@ -46,7 +54,8 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         userinfo: URL? = nil,
         isOpenIDProvider: Bool = false,
         jwks: URL? = nil,
-        idTokenSigningAlgorithms: [String]? = nil
+        idTokenSigningAlgorithms: [String]? = nil,
+        scopesSupported: [String]? = nil
     ) {
         self.issuer = issuer
         self.deviceAuthorization = deviceAuthorization
@@ -56,6 +65,16 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         self.isOpenIDProvider = isOpenIDProvider
         self.jwks = jwks
         self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
+        self.scopesSupported = scopesSupported.map(Self.bounded)
+    }
+
+    /// At most ``maximumScopesSupported`` scopes, `offline_access` kept when the list had it.
+    static func bounded(_ scopes: [String]) -> [String] {
+        guard scopes.count > maximumScopesSupported else { return scopes }
+        var kept = Array(scopes.prefix(maximumScopesSupported))
+        let offline = ClientConfiguration.offlineAccess
+        if !kept.contains(offline), scopes.contains(offline) { kept[kept.count - 1] = offline }
+        return kept
     }
 
     /// Takes the endpoints from discovered metadata, letting endpoints given by hand fill or override them.
@@ -83,7 +102,7 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
             issuer: metadata.issuer, deviceAuthorization: device, token: token,
             revocation: url(metadata.revocationEndpoint), userinfo: url(metadata.userinfoEndpoint),
             isOpenIDProvider: metadata.isOpenIDProvider, jwks: url(metadata.jwksURI),
-            idTokenSigningAlgorithms: metadata.idTokenSigningAlgorithms
+            idTokenSigningAlgorithms: metadata.idTokenSigningAlgorithms, scopesSupported: metadata.scopesSupported
         )
     }
 

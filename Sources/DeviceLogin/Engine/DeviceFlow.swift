@@ -53,7 +53,7 @@ public struct DeviceFlow: Sendable {
     }
 
     /// The scopes this flow asks for (the configured ones, or the OpenID default for an OpenID provider).
-    public var scopes: [String] { client.effectiveScopes(isOpenIDProvider: endpoints.isOpenIDProvider) }
+    public var scopes: [String] { client.effectiveScopes(for: endpoints) }
 
     /// Sends the device authorization request (RFC 8628 §3.1).
     /// - Returns: The authorization to show the user and then poll with.
@@ -99,6 +99,20 @@ public struct DeviceFlow: Sendable {
         return .seconds(min(max(seconds, -3.2e9), 3.2e9))
     }
 
+    /// What a refused scope request asked for and what the server lists, for the error: both bounded, the
+    /// server's words sanitised. `asked for openid profile; the server lists openid email` (or `lists no scopes`).
+    static func scopeRefusalFacts(asked: [String], supported: [String]?) -> String {
+        func list(_ scopes: [String]) -> String {
+            Sanitizer.sanitize(scopes.joined(separator: " "), maxLength: maximumScopeListLength)
+        }
+        let askedText = asked.isEmpty ? "no scope" : list(asked)
+        guard let supported else { return "asked for \(askedText); the server's metadata lists no scopes" }
+        return "asked for \(askedText); the server lists \(supported.isEmpty ? "none" : list(supported))"
+    }
+
+    /// The longest list of scopes an error quotes, in Unicode scalars.
+    static let maximumScopeListLength = 300
+
     /// Reads the device authorization response.
     private func authorization(from response: HTTPResponse) throws -> DeviceAuthorization {
         switch ServerReply(response) {
@@ -120,6 +134,7 @@ public struct DeviceFlow: Sendable {
             if error.code == .invalidClient {
                 failure.hint = "check the client ID (and secret), and that the client may use the device flow"
             } else if error.code == .invalidScope {
+                failure.message += "; " + Self.scopeRefusalFacts(asked: scopes, supported: endpoints.scopesSupported)
                 failure.hint = "ask for scopes the server knows"
                 failure.reason = .scopeRefused
             }

@@ -77,19 +77,76 @@ extension ProviderPreset {
 
         /// `text` as a base URL, `scheme://host[:port][/path]` without a trailing slash, or nil when it is not one.
         /// A text without a scheme is taken as a host name (and port) over HTTPS.
+        ///
+        /// Normalised so that the issuer made from it is the one the provider's discovery returns: the host
+        /// lowercased, the scheme's default port (443, 80) left out (Auth0's `tenant.auth0.com:443` has the issuer
+        /// `https://tenant.auth0.com/`). Only a plain base is taken: a host name or IP literal, a port of 1 to 65535,
+        /// and a path (where allowed) of segments made of letters, digits, `-`, `.`, `_` and `~` — no dot segments
+        /// (`/../`), no empty segments, no percent-encoding, nothing else a server might read as another path.
         private static func baseURL(_ text: String, allowingPath: Bool) -> String? {
-            var candidate = text.contains("://") ? text : "https://" + text
-            while candidate.hasSuffix("/") { candidate.removeLast() }
-            guard let components = URLComponents(string: candidate),
-                let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
-                let host = components.host, !host.isEmpty,
-                components.user == nil, components.password == nil,
-                components.query == nil, components.fragment == nil,
-                allowingPath || components.path.isEmpty,
-                !candidate.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
-                let separator = candidate.firstRange(of: "://")
-            else { return nil }
-            return scheme + candidate[separator.lowerBound...]
+            guard text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value != 0x7F }) else {
+                return nil
+            }
+            var rest = Substring(text)
+            var scheme = "https"
+            if let separator = rest.firstRange(of: "://") {
+                scheme = rest[..<separator.lowerBound].lowercased()
+                rest = rest[separator.upperBound...]
+            }
+            guard scheme == "https" || scheme == "http" else { return nil }
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            guard let authority = self.authority(rest[..<slash], defaultPort: scheme == "https" ? 443 : 80) else {
+                return nil
+            }
+            var path = rest[slash...]
+            while path.hasSuffix("/") { path.removeLast() }
+            guard path.isEmpty || (allowingPath && isPlainPath(path)) else { return nil }
+            return scheme + "://" + authority + path
+        }
+
+        /// `host[:port]` lowercased and without the default port, or nil when it is not a plain one.
+        private static func authority(_ text: Substring, defaultPort: Int) -> String? {
+            var host: Substring
+            var port: Substring?
+            if text.hasPrefix("[") {
+                // An IPv6 literal (RFC 3986 §3.2.2).
+                guard let close = text.firstIndex(of: "]") else { return nil }
+                host = text[...close]
+                let inside = text[text.index(after: text.startIndex)..<close]
+                guard !inside.isEmpty, inside.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+                    return nil
+                }
+                let after = text[text.index(after: close)...]
+                if !after.isEmpty {
+                    guard after.hasPrefix(":") else { return nil }
+                    port = after.dropFirst()
+                }
+            } else {
+                let colon = text.firstIndex(of: ":")
+                host = text[..<(colon ?? text.endIndex)]
+                port = colon.map { text[text.index(after: $0)...] }
+                guard !host.isEmpty, host.count <= 253, !host.hasPrefix("."), !host.hasPrefix("-"),
+                    host.unicodeScalars.allSatisfy({ isNameCharacter($0) || $0 == "_" })
+                else { return nil }
+            }
+            var result = host.lowercased()
+            if let port {
+                guard (1...5).contains(port.count), port.allSatisfy(\.isASCII), let number = Int(port),
+                    (1...65_535).contains(number)
+                else { return nil }
+                if number != defaultPort { result += ":\(number)" }
+            }
+            return result
+        }
+
+        /// Whether `path` (starting with `/`) is made of plain segments: not empty, not `.` or `..`, of letters,
+        /// digits, `-`, `.`, `_` and `~` only.
+        private static func isPlainPath(_ path: Substring) -> Bool {
+            path.hasPrefix("/")
+                && path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).allSatisfy { segment in
+                    !segment.isEmpty && segment != "." && segment != ".."
+                        && segment.unicodeScalars.allSatisfy { isNameCharacter($0) || $0 == "_" || $0 == "~" }
+                }
         }
     }
 }

@@ -110,7 +110,7 @@ extension TokenState {
     var refreshGrant: RefreshDecision.Grant {
         RefreshDecision.Grant(
             issuer: profile.issuer ?? profile.endpoints.issuer, clientID: client.clientID,
-            requestedScopes: client.effectiveScopes(isOpenIDProvider: profile.endpoints.isOpenIDProvider),
+            requestedScopes: client.effectiveScopes(for: profile.endpoints),
             leeway: Self.idTokenLeeway
         )
     }

@@ -10,10 +10,10 @@ enum CompletionCommand {
             Prints only the script on stdout, made from the same option tables as --help. Install it where
             the shell looks, once (again after an upgrade):
               device-login completion bash > ~/.local/share/bash-completion/completions/device-login
-              device-login completion zsh > ~/.zfunc/_device-login     (with ~/.zfunc in $fpath)
+              device-login completion zsh > ~/.zfunc/_device-login   # ~/.zfunc in $fpath
               device-login completion fish > ~/.config/fish/completions/device-login.fish
-            or load it into the running shell: source <(device-login completion bash). The man page is
-            `device-login help --man`.
+            or load it into the running shell: source <(device-login completion bash). bash finds the file
+            only with the bash-completion package installed. The man page is `device-login help --man`.
             """,
         exitCodes: [.ioError],
         run: run

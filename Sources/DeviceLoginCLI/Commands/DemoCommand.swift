@@ -16,16 +16,23 @@ package enum DemoCommand {
     /// Makes the server for the given options.
     package typealias MakeServer = @Sendable (DemoOptions) throws -> any DemoServer
 
-    /// `demo` in `device-login`: replaces the process with `device-login-demo`, which runs the same command line.
-    static let handOver = spec { options, context in DemoLauncher.live.run(options, context: context) }
+    /// `demo` in `device-login`: replaces the process with `device-login-demo`, which runs the same command line;
+    /// 127 or 126 when that program is not there or cannot be run (``DemoLauncher``).
+    static let handOver = spec(handingOver: true) { options, context in
+        DemoLauncher.live.run(options, context: context)
+    }
 
     /// `demo` in `device-login-demo`: runs the server `makeServer` makes, and signs in against it unless `--serve`.
     package static func serving(_ makeServer: @escaping MakeServer) -> CommandSpec {
-        spec { options, context in try await run(DemoOptions(options), context: context, makeServer: makeServer) }
+        spec(handingOver: false) { options, context in
+            try await run(DemoOptions(options), context: context, makeServer: makeServer)
+        }
     }
 
-    /// The command with its help and options, running `run`.
+    /// The command with its help and options, running `run`; `handingOver` when it is `device-login`'s, which
+    /// starts the separate program and so can also end with ``DemoLauncher``'s codes.
     private static func spec(
+        handingOver: Bool,
         run: @escaping @Sendable (ParsedOptions, CLIContext) async throws -> ExitCode
     ) -> CommandSpec {
         CommandSpec(
@@ -68,7 +75,8 @@ package enum DemoCommand {
                   device-login token          (refreshes: the token lives less than 60 s)
                   device-login curl-config --url <printed issuer>/resource | curl -K - <printed issuer>/resource
                 """,
-            exitCodes: ExitCode.signIn,
+            exitCodes: ExitCode.signIn + (handingOver ? [DemoLauncher.cannotRun, DemoLauncher.notInstalled] : []),
+            exitMeanings: handingOver ? DemoLauncher.exitMeanings : [:],
             run: run
         )
     }

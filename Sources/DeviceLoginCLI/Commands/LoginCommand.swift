@@ -51,8 +51,11 @@ enum LoginCommand {
             let settings = try await LoginSettings.parse(options)
             for warning in settings.warnings { context.stderr.line("device-login: warning: " + warning) }
             if options.flag("dry-run") {
-                return try LoginDryRun(settings, environment: context.environment)
+                let code = try LoginDryRun(settings, environment: context.environment)
                     .write(json: settings.json, to: context)
+                // The preview said what is missing; its exit code says the sign-in itself would not start.
+                if let missing = settings.missingClientID { throw missing }
+                return code
             }
             let transport = context.makeTransport(TransportOptions(caFile: settings.caFile))
             return try await perform(settings, transport: transport, context: context)
@@ -133,7 +136,7 @@ enum LoginCommand {
         if settings.presentation.events {
             // The scopes granted; when the server did not say, those asked for (RFC 6749 §5.1: then they are the same).
             let granted = result.response.scope.map { $0.split(separator: " ").map(String.init) }
-            let asked = settings.client.effectiveScopes(isOpenIDProvider: result.endpoints.isOpenIDProvider)
+            let asked = settings.client.effectiveScopes(for: result.endpoints)
             output = EventLines(context: context).succeededLine(
                 result.response, receivedAt: result.receivedAt, profile: savedTo == nil ? nil : settings.profile,
                 scopes: granted ?? asked)

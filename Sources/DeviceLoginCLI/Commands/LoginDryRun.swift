@@ -35,7 +35,8 @@ struct LoginDryRun {
         let openID = ClientConfiguration.defaultOpenIDScopes.joined(separator: " ")
         return settings.issuer == nil
             ? "none"
-            : "\(openID) if discovery says the server is an OpenID provider, else none"
+            : "\(openID) if discovery says the server is an OpenID provider (offline_access only when its"
+                + " scopes_supported lists it or is absent), else none"
     }
 
     /// The extra device authorization parameters, secret values hidden.
@@ -45,6 +46,9 @@ struct LoginDryRun {
             return (parameter.name, secret ? Redaction.marker(length: parameter.value.count) : parameter.value)
         }
     }
+
+    /// The client ID line when none was given.
+    let missingText = "missing: give --client-id (your own app's; presets carry none)"
 
     /// How the client authenticates, for people: never the secret.
     var clientAuthenticationText: String {
@@ -85,7 +89,7 @@ struct LoginDryRun {
         for header in settings.client.additionalHeaders {
             add("header", TerminalText.clean(header.name) + ": " + Redaction.marker(length: header.value.count))
         }
-        add("client ID", TerminalText.clean(settings.client.clientID))
+        add("client ID", settings.missingClientID == nil ? TerminalText.clean(settings.client.clientID) : missingText)
         add("client authentication", clientAuthenticationText)
         add("DPoP", settings.dpop ? "a new key binds the tokens" : "no")
         add("saved to", storePath.map { "profile '\(settings.profile)' (\($0))" } ?? "nothing (--no-store)")
@@ -108,7 +112,7 @@ struct LoginDryRun {
             "resources": .array(settings.client.resources.map(JSONValue.string)),
             "parameters": .array(parameters.map { .object(["name": .string($0.name), "value": .string($0.value)]) }),
             "headers": .array(settings.client.additionalHeaders.map { .string($0.name) }),
-            "client_id": .string(settings.client.clientID),
+            "client_id": settings.missingClientID == nil ? .string(settings.client.clientID) : .null,
             "client_authentication": .string(settings.client.authentication.method.rawValue),
             "dpop": .bool(settings.dpop),
             "profile": string(storePath == nil ? nil : settings.profile),

@@ -1,5 +1,11 @@
 import DeviceLogin
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension LoginSettings {
     /// The `login` options of provider presets (``ProviderPreset``): the preset and the settings presets take.
     static let providerOptions: [OptionSpec] = [
@@ -53,12 +59,20 @@ extension LoginSettings {
         }
         var values: [ProviderPreset.Parameter: String] = [:]
         for (parameter, option) in given { values[parameter] = options.value(option) }
+        let resolved: ResolvedProvider
         do {
-            return try preset.resolve(values)
+            resolved = try preset.resolve(values)
         } catch let error as DeviceLoginError {
             let option = error.reason?.providerParameter.map { "--" + Self.option(for: $0) + ": " } ?? ""
             throw UsageError(option + error.message, command: command)
         }
+        // A server given as plain http:// off loopback is refused here, naming its option, as the HTTPS policy
+        // would refuse the sign-in's first request: a dry run says so too.
+        for (parameter, option) in given where parameter == .host || parameter == .domain {
+            guard let text = values[parameter], let url = URL(string: try parameter.normalize(text)) else { continue }
+            try insecureHTTPCheck(url, option: option, allowed: options.flag("allow-insecure-http"))
+        }
+        return resolved
     }
 
     /// The option that gives `parameter`.

@@ -47,6 +47,9 @@ struct LoginSettings: Sendable, Equatable {
     /// The provider preset `--provider` named, resolved (``LoginSettings/provider(_:command:)``); its issuer,
     /// endpoints and scopes are already in the fields above wherever the user gave none.
     var provider: ResolvedProvider? = nil
+    /// With `--dry-run` and no client ID: the usage error a sign-in would stop with, raised once the preview is
+    /// printed (the client ID is then empty). Nil otherwise: without `--dry-run` a missing client ID stops `parse`.
+    var missingClientID: UsageError? = nil
     /// The preset name of a sign-in resumed from a pending one (`login --resume`), saved with the profile as
     /// `provider` would be.
     var resumedProvider: String? = nil
@@ -62,7 +65,8 @@ struct LoginSettings: Sendable, Equatable {
             .list(
                 "scope", "SCOPE",
                 "A scope to ask for; repeat it or give a space-separated list."
-                    + " Default for OpenID providers: openid profile offline_access."),
+                    + " Default for OpenID providers: openid profile offline_access (offline_access only when"
+                    + " the server's discovery lists it, or lists no scopes)."),
             .list("resource", "URI", "An RFC 8707 resource indicator; may be repeated."),
             .list(
                 "param", "KEY=VALUE", "An extra device authorization parameter (e.g. audience=...); may be repeated."),
@@ -131,10 +135,15 @@ struct LoginSettings: Sendable, Equatable {
             return url
         }
         let provider = try provider(options, command: command)
-        guard let clientID = options.value("client-id"), !clientID.isEmpty else {
+        var missingClientID: UsageError?
+        let clientID = options.value("client-id") ?? ""
+        if clientID.isEmpty {
             // Presets carry no client ID: device-code phishing reuses well-known public ones.
             let why = provider.map { "; presets carry no client ID: register your own app with \($0.preset)" } ?? ""
-            throw UsageError("missing --client-id (or DEVICE_LOGIN_CLIENT_ID)" + why, command: command)
+            let missing = UsageError("missing --client-id (or DEVICE_LOGIN_CLIENT_ID)" + why, command: command)
+            // A dry run shows what it would use, the client ID marked missing, and then stops with this.
+            guard options.flag("dry-run") else { throw missing }
+            missingClientID = missing
         }
         // What the user gives wins over the preset's; the preset's endpoints belong to its own issuer, so they go
         // with an --issuer given.
@@ -228,7 +237,7 @@ struct LoginSettings: Sendable, Equatable {
                 + (provider.map {
                     providerWarnings($0, scopes: scopes ?? [], parameters: parameters, hasSecret: secret != nil)
                 } ?? []),
-            provider: provider
+            provider: provider, missingClientID: missingClientID
         )
     }
 

@@ -24,7 +24,8 @@ enum CurlConfigCommand {
             then sends the token as `Authorization: DPoP <token>` with a second line, `header = "DPoP:
             <proof>"`, a proof for that one request. A proof is good once, for about a minute: make a new
             config for every request, and let curl follow no redirect.
-              device-login curl-config --url https://api.example.com/v1/items --method POST \\
+              device-login curl-config --method POST \\
+                --url https://api.example.com/v1/items \\
                 | curl -sSf -K - -d @item.json https://api.example.com/v1/items
             With no profile or an ended session it fails at once (exit 77, one line naming the login
             command) and prints nothing, so curl sends no Authorization header.

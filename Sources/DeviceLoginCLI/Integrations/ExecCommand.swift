@@ -39,7 +39,7 @@ enum ExecCommand {
             the command starts (refreshed first when it would not be), and is in no command line, where
             `ps` would show it to every user:
               device-login exec -- ./sync.py           (reads $DEVICE_LOGIN_ACCESS_TOKEN)
-              device-login exec --profile work --env GITLAB_TOKEN -- ./deploy.sh --stage prod
+              device-login exec --profile work --env GITLAB_TOKEN -- ./deploy.sh prod
             SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH are passed on to COMMAND
             (Ctrl-C and a resize from the terminal reach it directly, once). device-login waits for it and
             exits with its status, or 128 + N when signal N ended it; 127 when COMMAND is not found, 126

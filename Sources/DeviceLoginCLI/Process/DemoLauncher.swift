@@ -7,7 +7,10 @@ import Darwin
 /// How `device-login demo` reaches the demo server: it replaces itself (`execv`) with `device-login-demo`, found
 /// beside its own executable, and hands over the same command line. The process, its streams, its environment and
 /// its Ctrl-C stay what they were; only the program changes. The server lives in that separate program so that
-/// the `device-login` users install links no testing kit: no socket server, no HTML page, no SHA-256.
+/// the `device-login` users install links no testing kit: no socket server, no HTML page, no SHA-256. So the demo
+/// comes with a source build (`swift build`, `Scripts/demo.sh`), not with `Scripts/install.sh` or a package; where
+/// the program is missing, `demo` says so and exits 127, as a shell does for a command it cannot find (126 when it
+/// is there but cannot be run) — not 69, which means the network or the server failed.
 struct DemoLauncher: Sendable {
     /// The demo server's program, beside `device-login`.
     static let programName = "device-login-demo"
@@ -24,30 +27,46 @@ struct DemoLauncher: Sendable {
         replaceProcess: { Executable.replaceProcess(path: $0, arguments: $1) }
     )
 
+    /// The demo program is not beside `device-login` (127, the shell's "command not found").
+    static let notInstalled = ExitCode(rawValue: 127)
+    /// The demo program is there but cannot be run (126, the shell's "cannot execute").
+    static let cannotRun = ExitCode(rawValue: 126)
+    /// What ``notInstalled`` and ``cannotRun`` mean, for `demo --help`.
+    static let exitMeanings = [
+        notInstalled: "the demo server, \(programName), is not beside device-login: it comes with a source build",
+        cannotRun: "\(programName) is there but cannot be run",
+    ]
+
+    /// What to do when the demo program is missing: the demo comes with a source build.
+    static let sourceBuildHint =
+        "the demo comes with a source build, not with install.sh: in a clone of the repository run"
+        + " `bash Scripts/demo.sh`, or `swift build --product \(programName)` and put it beside device-login"
+
     /// Hands `demo` and its words over to `device-login-demo`; returns only when that program cannot be started.
-    /// - Returns: ``ExitCode/unavailable`` (EX_UNAVAILABLE: a support program does not exist), after saying why.
+    /// - Returns: ``notInstalled`` when it is not there (or where `device-login` is cannot be found),
+    ///   ``cannotRun`` when it is there but cannot be run, after saying why.
     func run(_ options: ParsedOptions, context: CLIContext) -> ExitCode {
         guard let own = executablePath() else {
             context.report(
                 "cannot find where device-login itself is, to start \(Self.programName) beside it",
                 hint: "run the demo server directly: \(Self.programName) demo"
             )
-            return .unavailable
+            return Self.notInstalled
         }
         let path = Self.path(besides: own)
         let failure = replaceProcess(path, [path, "demo"] + options.arguments)
         if failure == ENOENT {
             context.report(
-                "the demo server is a separate program, \(Self.programName); there is none at "
+                "the demo needs its server, \(Self.programName), which is not installed: there is none at "
                     + TerminalText.clean(path),
-                hint: "build it with `swift build --product \(Self.programName)` and keep it beside device-login"
+                hint: Self.sourceBuildHint
             )
-        } else {
-            context.report(
-                "could not start the demo server \(TerminalText.clean(path)): " + String(cString: strerror(failure))
-            )
+            return Self.notInstalled
         }
-        return .unavailable
+        context.report(
+            "could not start the demo server \(TerminalText.clean(path)): " + String(cString: strerror(failure))
+        )
+        return Self.cannotRun
     }
 
     /// `device-login-demo` in the directory of the executable at `executable`.

@@ -24,9 +24,16 @@ enum HelpText {
         lines += wrap(environmentNote, width: lineWidth)
         lines.append("")
         lines += exitCodes(ExitCode.allCases.map { ($0, $0.meaning) }, lineWidth: lineWidth)
-        lines += ["", "Start here: device-login demo"]
+        lines.append("")
+        lines += wrap(startHere, width: lineWidth)
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// Where a new user starts: `--help`'s last words. The demo's server is not installed by `Scripts/install.sh`
+    /// (``DemoLauncher``), so the first command is the one that works after an install.
+    static let startHere =
+        "Start here: device-login login --issuer URL --client-id ID. With no account, try a sign-in against a"
+        + " built-in server: device-login demo (it comes with a source build: bash Scripts/demo.sh in a clone)."
 
     /// What the tool does, in one line: `--help`'s first line and the man page's NAME.
     static let tagline = "sign in on machines without a browser (OAuth 2.0 device flow, RFC 8628)"
@@ -71,7 +78,7 @@ enum HelpText {
         for block in blocks {
             switch block {
             case .paragraph(let text): lines += wrap(text, width: lineWidth)
-            case .verbatim(let example): lines += example.map { "  " + $0 }
+            case .verbatim(let example): lines += example.flatMap { Self.example($0, width: lineWidth) }
             case .space: lines.append("")
             }
         }
@@ -110,6 +117,65 @@ enum HelpText {
         }
         if !current.isEmpty { lines.append(current) }
         return lines
+    }
+
+    /// An example line of a discussion, indented by 2: as it is when it fits `width`; else broken at spaces the way
+    /// a shell reads it back, each line but the last ending in ` \` and the others indented 4 more. It is never
+    /// broken inside quotes, a `<placeholder>` or a `# comment` (a `\` there would not continue the line); a part
+    /// longer than the line stands alone.
+    static func example(_ line: String, width: Int) -> [String] {
+        let indent = "  "
+        guard indent.count + line.count > width else { return [indent + line] }
+        let continued = indent + "    "
+        var lines: [String] = []
+        var current = ""
+        for word in exampleWords(line) {
+            let lead = lines.isEmpty ? indent : continued
+            if current.isEmpty {
+                current = word
+            } else if lead.count + current.count + 1 + word.count + 2 <= width {
+                current += " " + word
+            } else {
+                lines.append(lead + current + " \\")
+                current = word
+            }
+        }
+        lines.append((lines.isEmpty ? indent : continued) + current)
+        return lines
+    }
+
+    /// The parts of an example line a shell would let a ` \` go between: words outside quotes and `<…>`
+    /// placeholders, and a `# comment` as one part.
+    static func exampleWords(_ line: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var quote: Character?
+        var inPlaceholder = false
+        var index = line.startIndex
+        while index < line.endIndex {
+            let character = line[index]
+            let next = line.index(after: index)
+            defer { index = next }
+            if word.isEmpty, quote == nil, !inPlaceholder, character == "#" {
+                // A comment runs to the end of the line: one part, its spacing kept.
+                words.append(String(line[index...]))
+                return words
+            }
+            switch character {
+            case " " where quote == nil && !inPlaceholder:
+                if !word.isEmpty { words.append(word) }
+                word = ""
+                continue
+            case "'", "\"":
+                if quote == nil { quote = character } else if quote == character { quote = nil }
+            case "<" where quote == nil && next < line.endIndex && line[next].isLetter: inPlaceholder = true
+            case ">" where inPlaceholder: inPlaceholder = false
+            default: break
+            }
+            word.append(character)
+        }
+        if !word.isEmpty { words.append(word) }
+        return words
     }
 
     /// The one-line usage of a command.

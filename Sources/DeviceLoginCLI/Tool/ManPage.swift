@@ -58,7 +58,12 @@ enum ManPage {
 
         page.section("EXIT STATUS")
         for code in ExitCode.allCases {
-            if code == .hangUp { page.tagged(bold: "126, 127", "exec: COMMAND cannot be run, or is not found") }
+            if code == .hangUp {
+                page.tagged(
+                    bold: "126, 127",
+                    "exec: COMMAND cannot be run, or is not found; demo: device-login-demo (which comes with a source"
+                        + " build) cannot be run, or is not installed")
+            }
             page.tagged(bold: String(code.rawValue), code.meaning)
         }
         page.paragraph()

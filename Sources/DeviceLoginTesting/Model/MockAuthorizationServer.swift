@@ -149,7 +149,7 @@ public final class MockAuthorizationServer: Sendable {
             userinfo: try url(paths.userinfo),
             isOpenIDProvider: metadata.isOpenIDProvider,
             jwks: try url(paths.jwks),
-            idTokenSigningAlgorithms: metadata.idTokenSigningAlgorithms
+            idTokenSigningAlgorithms: metadata.idTokenSigningAlgorithms, scopesSupported: metadata.scopesSupported
         )
     }
 

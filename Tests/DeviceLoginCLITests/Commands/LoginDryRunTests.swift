@@ -60,7 +60,7 @@ struct LoginDryRunTests {
                   revocation endpoint:            from discovery, if listed
                   userinfo endpoint:              from discovery, if listed
                   scopes:                         openid profile offline_access if discovery says the server is an \
-                OpenID provider, else none
+                OpenID provider (offline_access only when its scopes_supported lists it or is absent), else none
                 """))
         #expect(result.stdout.hasSuffix("  saved to:                       nothing (--no-store)\n"))
     }
@@ -123,5 +123,91 @@ struct LoginDryRunTests {
         #expect(result.stdout.contains("  provider:                       none\n"))
         #expect(result.stdout.contains("  device authorization endpoint:  https://a.example/device\n"))
         #expect(result.stdout.contains("  scopes:                         none\n"))
+    }
+
+    @Test("no client ID: the preview shows what it would use with the client ID marked missing, then exit 64")
+    func missingClientID() async throws {
+        let result = await dryRun(["--provider", "github"])
+        #expect(result.code == .usage)
+        #expect(result.stdout.hasPrefix("Dry run: nothing was sent. A sign-in with these options would use:\n"))
+        #expect(result.stdout.contains("  device authorization endpoint:  https://github.com/login/device/code\n"))
+        #expect(
+            result.stdout.contains(
+                "  client ID:                      missing: give --client-id (your own app's; presets carry none)\n"))
+        #expect(result.stderr.contains("missing --client-id (or DEVICE_LOGIN_CLIENT_ID)"))
+        #expect(result.stderr.contains("register your own app with github"))
+
+        let json = await dryRun(["--provider", "github", "--json"])
+        #expect(json.code == .usage)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["client_id"] is NSNull)
+        #expect(object["token_endpoint"] as? String == "https://github.com/login/oauth/access_token")
+    }
+
+    @Test("no client ID and another usage error: the other error, no preview")
+    func missingClientIDAndAnotherError() async {
+        let result = await dryRun(["--provider", "github", "--param", "novalue"])
+        #expect(result.code == .usage)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("--param must look like key=value"))
+    }
+
+    @Test("a login without --dry-run still refuses a missing client ID before anything else")
+    func realRunStillRefuses() async {
+        let result = await CLIHarness.run(
+            ["login", "--provider", "github"], environment: ["DEVICE_LOGIN_HOME": "/nonexistent/device-login"],
+            transport: Self.noRequest)
+        #expect(result.code == .usage)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("missing --client-id"))
+    }
+
+    @Test(
+        "a plain http --host or --domain off loopback: refused as the sign-in's HTTPS policy would (78), naming it",
+        arguments: [
+            ["--provider", "keycloak", "--host", "http://sso.example.com", "--realm", "ops"],
+            ["--provider", "gitlab", "--host", "http://gitlab.example.com"],
+            ["--provider", "github", "--host", "HTTP://ghe.example.com:8080"],
+            ["--provider", "okta", "--domain", "http://dev-1.okta.com"],
+        ])
+    func plainHTTPHost(words: [String]) async {
+        let option = words[2]
+        let result = await dryRun(words + ["--client-id", "app"])
+        #expect(result.code == .configuration)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("device-login: \(option) is plain http:// to "))
+        #expect(result.stderr.contains("--allow-insecure-http"))
+    }
+
+    @Test("a plain http --host on loopback, or with --allow-insecure-http: previewed")
+    func plainHTTPHostAllowed() async {
+        let loopback = await dryRun([
+            "--provider", "keycloak", "--host", "http://127.0.0.1:8080", "--realm", "ops", "--client-id", "app",
+        ])
+        #expect(loopback.code == .success, "\(loopback.stderr)")
+        let allowed = await dryRun([
+            "--provider", "keycloak", "--host", "http://sso.example.com", "--realm", "ops", "--client-id", "app",
+            "--allow-insecure-http",
+        ])
+        #expect(allowed.code == .success, "\(allowed.stderr)")
+        #expect(allowed.stdout.contains("  issuer:                         http://sso.example.com/realms/ops\n"))
+    }
+
+    @Test("auth0 --domain with :443: the issuer discovery returns, without the port")
+    func auth0DefaultPort() async {
+        let result = await dryRun(["--provider", "auth0", "--domain", "T.us.auth0.com:443", "--client-id", "app"])
+        #expect(result.code == .success, "\(result.stderr)")
+        #expect(result.stdout.contains("  issuer:                         https://t.us.auth0.com/\n"))
+    }
+
+    @Test("keycloak --host with /../: refused, nothing previewed")
+    func keycloakDotSegments() async {
+        let result = await dryRun([
+            "--provider", "keycloak", "--host", "https://sso.example.com/auth/../admin", "--realm", "ops",
+            "--client-id", "app",
+        ])
+        #expect(result.code == .usage)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("--host: the host must be"))
     }
 }

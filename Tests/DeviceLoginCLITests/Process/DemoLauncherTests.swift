@@ -36,7 +36,7 @@ struct DemoLauncherTests {
     func handsOver() throws {
         let (launcher, calls) = launcher(executable: "/opt/bin/device-login", failure: EACCES)
         let (context, stdout, stderr) = CLIHarness.context()
-        #expect(launcher.run(try parse(["--approve-after=5", "--json"]), context: context) == .unavailable)
+        #expect(launcher.run(try parse(["--approve-after=5", "--json"]), context: context).rawValue == 126)
         let path = "/opt/bin/device-login-demo"
         #expect(calls() == [[path, path, "demo", "--approve-after=5", "--json"]])
         #expect(stdout().isEmpty)
@@ -45,27 +45,36 @@ struct DemoLauncherTests {
                 + String(cString: strerror(EACCES)) + "\n")
     }
 
-    @Test("a missing device-login-demo: what it is and how to build it, exit 69")
+    @Test("a missing device-login-demo: it comes with a source build, exit 127 (not found), not 69 (network)")
     func missing() throws {
         let (launcher, calls) = launcher(executable: "/usr/local/bin/device-login", failure: ENOENT)
         let (context, stdout, stderr) = CLIHarness.context()
-        #expect(launcher.run(try parse([]), context: context) == .unavailable)
+        #expect(launcher.run(try parse([]), context: context).rawValue == 127)
         #expect(calls().count == 1)
         #expect(stdout().isEmpty)
         #expect(
             stderr() == """
-                device-login: the demo server is a separate program, device-login-demo; there is none at \
+                device-login: the demo needs its server, device-login-demo, which is not installed: there is none at \
                 /usr/local/bin/device-login-demo
-                hint: build it with `swift build --product device-login-demo` and keep it beside device-login
+                hint: the demo comes with a source build, not with install.sh: in a clone of the repository run \
+                `bash Scripts/demo.sh`, or `swift build --product device-login-demo` and put it beside device-login
 
                 """)
+    }
+
+    @Test("device-login's demo --help lists 126 and 127 with what they mean; device-login-demo's does not")
+    func exitCodesInHelp() {
+        let help = HelpText.command(DemoCommand.handOver)
+        #expect(help.contains("  126  device-login-demo is there but cannot be run\n"))
+        #expect(help.contains("  127  the demo server, device-login-demo, is not beside device-login: it comes"))
+        #expect(!HelpText.command(DemoCommand.serving { _ in throw CancellationError() }).contains("  127  "))
     }
 
     @Test("no executable path: nothing is started")
     func noExecutablePath() throws {
         let (launcher, calls) = launcher(executable: nil, failure: 0)
         let (context, _, stderr) = CLIHarness.context()
-        #expect(launcher.run(try parse([]), context: context) == .unavailable)
+        #expect(launcher.run(try parse([]), context: context).rawValue == 127)
         #expect(calls().isEmpty)
         #expect(stderr().hasPrefix("device-login: cannot find where device-login itself is"))
     }

@@ -20,28 +20,62 @@ struct HelpTextTests {
         snapshots.expect(HelpText.command(command), matches: "help-\(name)")
     }
 
-    @Test("help fits the width it is wrapped to, but for examples kept as they are", arguments: [40, 60, 80, 100])
+    @Test("help fits the width it is wrapped to, but for a part no line can break", arguments: [40, 60, 80, 100])
     func width(columns: Int) {
         let texts =
             [HelpText.tool(CLI.commands, lineWidth: columns)]
             + CLI.commands.map { HelpText.command($0, lineWidth: columns) }
-        let examples = Set(
-            CLI.commands.flatMap { command in
-                TextBlock.blocks(command.discussion).flatMap { block -> [String] in
-                    guard case .verbatim(let lines) = block else { return [] }
-                    return lines.map { "  " + $0 }
-                }
-            })
         var checked = 0
         for text in texts {
-            for line in text.split(separator: "\n") where !examples.contains(String(line)) {
-                // A single word longer than the line (a long option's synopsis) cannot be broken.
-                let breakable = line.split(separator: " ").count > 1
+            for line in text.split(separator: "\n") {
+                // A single word longer than the line (a long option's synopsis, a URL, a quoted or commented part
+                // of an example) cannot be broken.
+                var content = line.drop { $0 == " " }
+                if content.hasSuffix(" \\") { content = content.dropLast(2) }
+                let breakable = HelpText.exampleWords(String(content)).count > 1
                 if breakable { #expect(line.count <= columns, "too wide for \(columns): \(line)") }
                 checked += 1
             }
         }
         #expect(checked > 300)
+    }
+
+    @Test("--help's last words name a first command that works after install.sh, and where the demo comes from")
+    func startHere() {
+        let help = HelpText.tool(CLI.commands)
+        #expect(!help.hasSuffix("Start here: device-login demo\n"))
+        let words = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.hasSuffix(HelpText.startHere))
+        #expect(HelpText.startHere.hasPrefix("Start here: device-login login --issuer URL --client-id ID."))
+        #expect(HelpText.startHere.contains("device-login demo (it comes with a source build"))
+    }
+
+    @Test("every help fits 80 columns, the width without a terminal: examples included, every line")
+    func fitsEighty() {
+        let texts = [HelpText.tool(CLI.commands)] + CLI.commands.map { HelpText.command($0) }
+        for text in texts {
+            for line in text.split(separator: "\n") {
+                #expect(line.count <= 80, "\(line.count) columns: \(line)")
+            }
+        }
+        #expect(texts.count == CLI.commands.count + 1)
+    }
+
+    @Test(
+        "an example too wide is broken as a shell reads it back, never in quotes, placeholders or comments",
+        arguments: [
+            ("a b c", 20, ["  a b c"]),
+            ("one two three four", 14, ["  one two \\", "      three \\", "      four"]),
+            (
+                "git config x.helper '!dl git-credential'", 30,
+                ["  git config x.helper \\", "      '!dl git-credential'"]
+            ),
+            ("cmd <printed issuer>/r | tool", 20, ["  cmd \\", "      <printed issuer>/r \\", "      | tool"]),
+            ("cmd arg   # a comment here", 16, ["  cmd arg \\", "      # a comment here"]),
+            ("x > y", 4, ["  x \\", "      > \\", "      y"]),
+        ] as [(String, Int, [String])])
+    func example(line: String, width: Int, expected: [String]) {
+        #expect(HelpText.example(line, width: width) == expected)
     }
 
     @Test("the width: the terminal's within 40...100, 80 without a terminal")

@@ -73,6 +73,39 @@ struct ClientConfigurationTests {
                 == ["repo"])
     }
 
+    @Test(
+        "the default scopes ask for offline_access only where scopes_supported lists it or is absent",
+        arguments: [
+            (false, nil, []),
+            (false, ["openid", "offline_access"], []),
+            (true, nil, ["openid", "profile", "offline_access"]),
+            (true, ["openid", "profile", "email", "offline_access"], ["openid", "profile", "offline_access"]),
+            (true, ["openid", "profile", "email"], ["openid", "profile"]),
+            (true, [], ["openid", "profile"]),
+            (true, ["OFFLINE_ACCESS"], ["openid", "profile"]), // scope names are case-sensitive (RFC 6749 §3.3)
+        ] as [(Bool, [String]?, [String])])
+    func defaultScopes(isOpenIDProvider: Bool, scopesSupported: [String]?, expected: [String]) {
+        #expect(
+            ClientConfiguration.defaultScopes(isOpenIDProvider: isOpenIDProvider, scopesSupported: scopesSupported)
+                == expected)
+    }
+
+    @Test("configured scopes win over the server's list; the server's list decides the default")
+    func effectiveScopesForEndpoints() throws {
+        var endpoints = ServerEndpoints(
+            deviceAuthorization: try #require(URL(string: "https://a.example/device")),
+            token: try #require(URL(string: "https://a.example/token")), isOpenIDProvider: true,
+            scopesSupported: ["openid", "profile"])
+        #expect(ClientConfiguration(clientID: "c").effectiveScopes(for: endpoints) == ["openid", "profile"])
+        #expect(
+            ClientConfiguration(clientID: "c", scopes: ["offline_access"]).effectiveScopes(for: endpoints)
+                == ["offline_access"])
+        endpoints.scopesSupported = nil
+        #expect(
+            ClientConfiguration(clientID: "c").effectiveScopes(for: endpoints)
+                == ["openid", "profile", "offline_access"])
+    }
+
     @Test("the secret never appears in descriptions")
     func noSecretInDescription() {
         let client = ClientConfiguration(clientID: "c", authentication: .clientSecretPost(secret: "hunter2"))

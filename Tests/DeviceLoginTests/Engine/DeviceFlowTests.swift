@@ -265,6 +265,43 @@ struct DeviceFlowTests {
         #expect(poll.formValue("grant_type") == DeviceAccessTokenRequest.grantType)
     }
 
+    @Test("a server whose scopes_supported leaves out offline_access is not asked for it, and signs in")
+    func defaultScopesFollowTheServer() async throws {
+        let harness = try FlowHarness(script: .approve(afterPolls: 0)) {
+            $0.supportedScopes = ["openid", "profile", "email"]
+        }
+        _ = try await harness.run().result.get()
+        let device = try #require(harness.server.requests(to: .deviceAuthorization).first)
+        #expect(device.formValue("scope") == "openid profile")
+    }
+
+    @Test("invalid_scope: the error names the scopes asked for and those the server lists, sanitised")
+    func scopeRefusalNamesTheScopes() async throws {
+        let harness = try FlowHarness(
+            configure: { $0.supportedScopes = ["openid", "profile", "email"] },
+            client: ClientConfiguration(
+                clientID: MockAuthorizationServer.Configuration.defaultClientID, scopes: ["openid", "launch-codes"])
+        )
+        let error = try await #require(throws: DeviceLoginError.self) {
+            try await harness.flow.requestAuthorization()
+        }
+        #expect(error.oauthError?.code == .invalidScope)
+        #expect(error.message.hasSuffix("; asked for openid launch-codes; the server lists openid profile email"))
+    }
+
+    @Test("the refused scopes' facts: bounded, sanitised, and said when the server lists none")
+    func scopeRefusalFacts() {
+        #expect(
+            DeviceFlow.scopeRefusalFacts(asked: ["openid"], supported: nil)
+                == "asked for openid; the server's metadata lists no scopes")
+        #expect(DeviceFlow.scopeRefusalFacts(asked: [], supported: []) == "asked for no scope; the server lists none")
+        #expect(
+            DeviceFlow.scopeRefusalFacts(asked: ["a"], supported: ["x\u{1B}[31my", "\u{202E}z"])
+                == "asked for a; the server lists xy z")
+        let many = DeviceFlow.scopeRefusalFacts(asked: ["a"], supported: Array(repeating: "scope", count: 10_000))
+        #expect(many.unicodeScalars.count <= "asked for a; the server lists ".count + DeviceFlow.maximumScopeListLength)
+    }
+
     @Test("resumed by another flow after slow_down: the grown interval kept, no early poll, token at 25 s")
     func resumedAcrossFlows() async throws {
         let harness = try FlowHarness(script: .approve(afterPolls: 2).with(.slowDown, atPoll: 1))

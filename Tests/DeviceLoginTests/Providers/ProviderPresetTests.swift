@@ -138,4 +138,17 @@ struct ProviderPresetTests {
         #expect(try ProviderPreset.microsoft.resolve([.tenant: guid]).issuer != nil)
         #expect(try ProviderPreset.microsoft.resolve([.tenant: "0000000-0000-0000-0000-000000000000"]).issuer == nil)
     }
+
+    @Test("Auth0 with :443 or capitals: the issuer its discovery returns; Keycloak with /../: refused")
+    func issuerMatchesDiscovery() throws {
+        for domain in ["tenant.us.auth0.com:443", "https://Tenant.US.auth0.com:443/", "tenant.us.auth0.com"] {
+            #expect(try ProviderPreset.auth0.resolve([.domain: domain]).issuer == "https://tenant.us.auth0.com/")
+        }
+        #expect(throws: DeviceLoginError.self) {
+            try ProviderPreset.keycloak.resolve([.host: "https://sso.example.com/auth/../admin", .realm: "ops"])
+        }
+        #expect(
+            try ProviderPreset.keycloak.resolve([.host: "https://sso.example.com:443/auth/", .realm: "ops"]).issuer
+                == "https://sso.example.com/auth/realms/ops")
+    }
 }
