@@ -67,9 +67,8 @@ enum ExecCommand {
             throw UsageError("--env cannot be \(proofVariable), which holds the DPoP proof", command: "exec")
         }
         let session = try await HelperSession.open(options, command: "exec", context: context)
-        var environment = context.environment
-        // Only a proof made for this run: one the caller's environment holds is for another request.
-        environment[proofVariable] = nil
+        // No secret of device-login's, and only a token and a proof made for this run.
+        var environment = ChildEnvironment.forChild(context.environment)
         if let target {
             try session.requireDPoP(for: "--dpop-url")
             let authorization = try await session.authorization(for: target)
@@ -102,8 +101,7 @@ enum ExecCommand {
             let (token, _) = FastLane.storedToken(options, lifetime: HelperSession.minimumLifetime, process: process),
             (try? BearerToken.check(token, for: "an environment variable")) != nil
         else { return nil }
-        var environment = process.wholeEnvironment()
-        environment[proofVariable] = nil
+        var environment = ChildEnvironment.forChild(process.wholeEnvironment())
         environment[name] = token
         switch ChildLauncher.runOnCallingThread(command, environment: environment) {
         case .success(let status):
