@@ -181,9 +181,9 @@ HUGE = '{"kind":"ExecCredential","apiVersion":"' + V1 + '","pad":"' + "x" * 100_
 
 @pytest.mark.parametrize("value,message", [
     ("garbage", "device-login: KUBERNETES_EXEC_INFO is not valid JSON"),
-    ('{"kind":"Pod","apiVersion":"v1"}', 'device-login: KUBERNETES_EXEC_INFO is a "Pod", not an ExecCredential'),
+    ('{"kind":"Pod","apiVersion":"v1"}', "device-login: KUBERNETES_EXEC_INFO has a kind that is not ExecCredential"),
     ('{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1alpha1","spec":{}}',
-     'device-login: kubectl asks for apiVersion "client.authentication.k8s.io/v1alpha1"'),
+     "device-login: kubectl asks for apiVersion client.authentication.k8s.io/v1alpha1"),
     (HUGE, f"device-login: KUBERNETES_EXEC_INFO is {len(HUGE)} bytes long, more than the 65536 device-login reads"),
     ("[" * 5000 + "]" * 5000, "device-login: KUBERNETES_EXEC_INFO nests arrays or objects deeper than 32 levels"),
 ], ids=["garbage", "wrong-kind", "v1alpha1", "100-KB", "5000-deep"])

@@ -43,8 +43,8 @@ struct RequestTarget: Sendable, Equatable {
             let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
             DPoPProof.targetURI(of: url) != nil
         else {
-            throw UsageError(
-                "--\(urlOption) must be an absolute http(s) URL, not '\(text.prefix(200))'", command: command)
+            // The value is not repeated: a URL may hold a password or a token.
+            throw UsageError("--\(urlOption) must be an absolute http(s) URL", command: command)
         }
         let method = (options.value(methodOption) ?? "GET").uppercased()
         let tokenSymbols = Set("!#$%&'*+-.^_`|~".unicodeScalars)
@@ -53,9 +53,7 @@ struct RequestTarget: Sendable, Equatable {
                 ("A"..."Z").contains($0) || ("0"..."9").contains($0) || tokenSymbols.contains($0)
             })
         else {
-            throw UsageError(
-                "--\(methodOption) must be an HTTP method such as GET or POST, not '\(method.prefix(40))'",
-                command: command)
+            throw UsageError("--\(methodOption) must be an HTTP method such as GET or POST", command: command)
         }
         return RequestTarget(method: method, url: url)
     }

@@ -132,10 +132,12 @@ enum DockerCredentialCommand {
         let binding = try DockerCredentialProtocol.binding(credentials.serverURL)
         guard let helper = try await HelperSession.open(options, serving: binding, command: name, context: context)
         else {
+            // The registry only (scheme, host, port): the rest of what Docker sent is not repeated.
             context.report(
-                "\(name) store: no profile serves \(binding), and device-login keeps no credentials of its own",
+                "\(name) store: no profile serves that ServerURL (\(binding.origin)), and device-login keeps no"
+                    + " credentials of its own",
                 hint: "name device-login only for the registries it serves (credHelpers in ~/.docker/config.json), "
-                    + "or bind a profile: device-login login --for \(binding)")
+                    + "or bind a profile: device-login login --for \(binding.origin)")
             return .configuration
         }
         context.trace("docker", "store for \(binding): profile '\(helper.profile.name)' serves it; nothing kept")

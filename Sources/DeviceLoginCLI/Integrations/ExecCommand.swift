@@ -25,7 +25,7 @@ enum ExecCommand {
             .value(
                 "env", "NAME",
                 "The environment variable that holds the token (default \(defaultVariable)): letters, digits and"
-                    + " _, not starting with a digit."),
+                    + " _, not starting with a digit; not one the loader or a shell reads (PATH, LD_*, IFS, ...)."),
             .value(
                 "dpop-url", "URL",
                 "For a profile signed in with --dpop: put a DPoP proof for a request to this URL in"
@@ -67,9 +67,8 @@ enum ExecCommand {
             throw UsageError("--env cannot be \(proofVariable), which holds the DPoP proof", command: "exec")
         }
         let session = try await HelperSession.open(options, command: "exec", context: context)
-        var environment = context.environment
-        // Only a proof made for this run: one the caller's environment holds is for another request.
-        environment[proofVariable] = nil
+        // No secret of device-login's, and only a token and a proof made for this run.
+        var environment = ChildEnvironment.forChild(context.environment)
         if let target {
             try session.requireDPoP(for: "--dpop-url")
             let authorization = try await session.authorization(for: target)
@@ -102,8 +101,7 @@ enum ExecCommand {
             let (token, _) = FastLane.storedToken(options, lifetime: HelperSession.minimumLifetime, process: process),
             (try? BearerToken.check(token, for: "an environment variable")) != nil
         else { return nil }
-        var environment = process.wholeEnvironment()
-        environment[proofVariable] = nil
+        var environment = ChildEnvironment.forChild(process.wholeEnvironment())
         environment[name] = token
         switch ChildLauncher.runOnCallingThread(command, environment: environment) {
         case .success(let status):
@@ -119,9 +117,10 @@ enum ExecCommand {
     }
 
     /// The variable `--env` names (default ``defaultVariable``): a POSIX name — ASCII letters, digits and `_`, not
-    /// starting with a digit, at most ``maximumNameLength`` bytes.
+    /// starting with a digit, at most ``maximumNameLength`` bytes — that neither the dynamic loader nor a shell
+    /// interprets (``isInterpreted(_:)``).
     /// - Throws: ``UsageError`` for anything else (`=` or a NUL would cut the variable short, a space or a dash
-    ///   would make one no shell can read).
+    ///   would make one no shell can read). An invalid name is not repeated: it may be a value pasted by mistake.
     static func variableName(_ given: String?) throws -> String {
         guard let given else { return defaultVariable }
         let bytes = Array(given.utf8)
@@ -131,11 +130,38 @@ enum ExecCommand {
             && !isDigit(bytes[0])
         guard valid else {
             throw UsageError(
-                "--env must name an environment variable (letters, digits and _, not starting with a digit),"
-                    + " not '\(given)'",
+                "--env must name an environment variable (letters, digits and _, not starting with a digit)",
+                command: "exec")
+        }
+        guard !isInterpreted(given) else {
+            throw UsageError(
+                "--env cannot be \(given): the dynamic loader, the C library or a shell reads that variable, and"
+                    + " would act on the token (load it as a library, run it, print it); name a variable of the"
+                    + " command's own, such as API_TOKEN",
                 command: "exec")
         }
         return given
+    }
+
+    /// Variables the dynamic loader, glibc or a shell act on, by exact name: glibc's "unsecure" list (the ones
+    /// `ld.so` drops for setuid programs: `GCONV_PATH`, `LOCPATH`, `NLSPATH`, `TMPDIR`, …), the locale and time
+    /// zone ones it loads files for, and what POSIX sh, bash and zsh read at start or before every command.
+    static let interpretedNames = [
+        "PATH", "HOME", "IFS", "ENV", "CDPATH", "SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "PROMPT_COMMAND", "PS1", "PS2",
+        "PS3", "PS4", "FPATH", "ZDOTDIR", "MAIL", "MAILPATH", "SHELL", "GCONV_PATH", "GETCONF_DIR", "HOSTALIASES",
+        "LOCALDOMAIN", "LOCPATH", "NIS_PATH", "NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TMPDIR", "TZ",
+        "TZDIR", "LANG", "LANGUAGE",
+    ]
+
+    /// Prefixes of families of such variables: the loader's (`LD_PRELOAD`, `LD_AUDIT`, `LD_DEBUG_OUTPUT`, …; macOS's
+    /// `DYLD_`), malloc's and glibc's tunables, the locale categories, and bash's (`BASH_ENV`, exported functions).
+    static let interpretedPrefixes = ["LD_", "DYLD_", "MALLOC_", "GLIBC_", "LC_", "BASH_"]
+
+    /// Whether `name` is a variable the dynamic loader, the C library or a shell interprets: a token put there
+    /// would be read as a path, a library, options or code — and `ld.so` prints what it cannot load, the token
+    /// included, on stderr.
+    static func isInterpreted(_ name: String) -> Bool {
+        interpretedNames.contains(name) || interpretedPrefixes.contains { name.hasPrefix($0) }
     }
 
     /// COMMAND and its arguments: the words after `--`.

@@ -62,7 +62,8 @@ enum ExecCredential {
     ///   ``defaultAPIVersion`` and kubectl said nothing about interactivity.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` (exit 78) when the value is
     ///   longer than ``maximumLength``, nests deeper than ``maximumDepth``, is not JSON, is not an `ExecCredential`,
-    ///   or asks for an apiVersion not in ``APIVersion``. The message never repeats more than a short field of it.
+    ///   or asks for an apiVersion not in ``APIVersion``. The message names the field, never its value (but for
+    ///   an apiVersion of kubectl's own group, which says what the kubeconfig asks for).
     /// - Parameter strict: Read the JSON with the fast lane's strict parser (``JSONParser``, which reads what it
     ///   accepts as JSONDecoder does but refuses more) instead of JSONDecoder, whose generic machinery costs the lane
     ///   about 1.5 MB of memory. A request it refuses is then left to the full path.
@@ -88,12 +89,12 @@ enum ExecCredential {
         guard case .string(let kind)? = object["kind"] else {
             throw refusal("has no kind: it is not an \(Self.kind)")
         }
-        guard kind == Self.kind else { throw refusal("is a \(quoted(kind)), not an \(Self.kind)") }
+        guard kind == Self.kind else { throw refusal("has a kind that is not \(Self.kind)") }
         guard case .string(let version)? = object["apiVersion"] else { throw refusal("names no apiVersion") }
         guard let apiVersion = APIVersion(rawValue: version) else {
             throw DeviceLoginError(
                 .configuration,
-                "kubectl asks for apiVersion \(quoted(version)); device-login answers "
+                "kubectl asks for \(describe(version: version)); device-login answers "
                     + APIVersion.allCases.map(\.rawValue).joined(separator: " and "),
                 hint: "set the kubeconfig's exec apiVersion to \(APIVersion.v1.rawValue)")
         }
@@ -156,9 +157,27 @@ enum ExecCredential {
         return false
     }
 
-    /// A field of the request as the message shows it: quoted, at most 64 characters.
-    private static func quoted(_ text: String) -> String {
-        "\"" + (text.count > 64 ? String(text.prefix(64)) + "…" : text) + "\""
+    /// An apiVersion device-login does not answer, as a message names it: by value only when it has the shape of
+    /// one of kubectl's own (`client.authentication.k8s.io/` and a Kubernetes version: `v2`, `v1alpha1`), which
+    /// says what the kubeconfig asks for; anything else is not repeated, since a message never quotes what the
+    /// request holds.
+    private static func describe(version: String) -> String {
+        let group = "client.authentication.k8s.io/"
+        guard version.hasPrefix(group) else { return "an apiVersion that is not one of kubectl's" }
+        var rest = Substring(version.dropFirst(group.count))
+        func number() -> Bool {
+            let digits = rest.prefix { ("0"..."9").contains($0) }
+            rest = rest.dropFirst(digits.count)
+            return (1...3).contains(digits.count)
+        }
+        var known = rest.first == "v"
+        rest = rest.dropFirst()
+        known = known && number()
+        for stage in ["alpha", "beta"] where rest.hasPrefix(stage) {
+            rest = rest.dropFirst(stage.count)
+            known = known && number()
+        }
+        return known && rest.isEmpty ? "apiVersion \(version)" : "an apiVersion that is not one of kubectl's"
     }
 
     private static func refusal(_ problem: String, hint: String? = nil) -> DeviceLoginError {

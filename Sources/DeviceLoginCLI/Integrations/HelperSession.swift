@@ -35,14 +35,26 @@ struct HelperSession: Sendable {
     }
 
     /// Opens the profile for `url`: the one named by `--profile` when given (whatever its bindings: the caller's
-    /// configuration chose it), else the profile whose `--for` binding matches `url` best.
+    /// configuration chose it, but a plain-http `url` off loopback only if the profile allows insecure HTTP:
+    /// ``refusesPlainHTTP(_:allowInsecureHTTP:)``), else the profile whose `--for` binding matches `url` best.
     /// - Returns: The session, or nil when no profile serves `url` (git then asks its next helper).
     /// - Throws: ``SignInNeeded`` when `--profile` names no profile; ``DeviceLoginError`` with code
-    ///   ``DeviceLoginError/Code/configuration`` when two profiles serve `url` equally well.
+    ///   ``DeviceLoginError/Code/configuration`` when two profiles serve `url` equally well, or `--profile`'s would
+    ///   send its token over plain HTTP.
     static func open(
         _ options: ParsedOptions, serving url: URLBinding, command: String, context: CLIContext
     ) async throws -> HelperSession? {
-        if options.has("profile") { return try await open(options, command: command, context: context) }
+        if options.has("profile") {
+            let helper = try await open(options, command: command, context: context)
+            guard !refusesPlainHTTP(url, allowInsecureHTTP: helper.profile.allowInsecureHTTP) else {
+                throw DeviceLoginError(
+                    .configuration,
+                    "refusing to send profile '\(helper.profile.name)''s token over plain HTTP to \(url.host)",
+                    hint: "use an https URL; or sign the profile in with --allow-insecure-http, or bind it to this"
+                        + " URL (login --for) and drop --profile")
+            }
+            return helper
+        }
         let store = try FileTokenStore(environment: context.environment, clock: context.clock)
         guard let record = try await boundRecord(for: url, in: store, context: context) else {
             context.trace("profile", "no profile serves \(url)")
@@ -53,6 +65,14 @@ struct HelperSession: Sendable {
         return HelperSession(
             session: try await SessionContext.open(
                 record, store: store, options: options, secret: secret, context: context))
+    }
+
+    /// Whether a token may not go to `url` from a profile pinned with `--profile`: plain `http` to a host that is
+    /// not loopback, unless the profile was signed in allowing it — ``EndpointPolicy``'s rule for the server's
+    /// endpoints, applied to where the token goes. (A profile bound to an `http` URL with `login --for` was bound
+    /// to it on purpose.) Pure, for the fast lane too (``FastLane/profile(_:serving:process:)``).
+    static func refusesPlainHTTP(_ url: URLBinding, allowInsecureHTTP: Bool) -> Bool {
+        url.scheme == "http" && !allowInsecureHTTP && !EndpointPolicy.isLoopback(host: url.host)
     }
 
     /// Every saved profile with its bindings, sorted by name; a profile file that cannot be read is skipped with a
@@ -84,9 +104,11 @@ struct HelperSession: Sendable {
         guard let best = matches.map(\.length).max() else { return nil }
         let winners = matches.filter { $0.length == best }.map(\.record)
         guard winners.count == 1, let winner = winners.first else {
+            // The binding they share, not the URL asked for: the message quotes no input.
+            let shared = winners.first?.profile.bindings.first { $0.matchLength(url) == best }?.description ?? "it"
             throw DeviceLoginError(
                 .configuration,
-                "profiles \(winners.map { "'\($0.name)'" }.joined(separator: " and ")) both serve \(url)",
+                "profiles \(winners.map { "'\($0.name)'" }.joined(separator: " and ")) both serve \(shared)",
                 hint: "bind one of them to a longer URL prefix (login --for), or give --profile"
             )
         }

@@ -12,8 +12,9 @@ import Darwin
 /// or chat.
 ///
 /// - The command gets the event line (sanitised, without the device code or any token) and then end of file on
-///   stdin; its stdout and stderr are device-login's stderr (stdout carries only the result or the events); no
-///   other descriptor (every one from 3 up is closed, as ``ChildLauncher`` does).
+///   stdin, and device-login's environment without its secrets (``ChildEnvironment``); its stdout and stderr are
+///   device-login's stderr (stdout carries only the result or the events); no other descriptor (every one from 3 up
+///   is closed, as ``ChildLauncher`` does).
 /// - It runs in a process group of its own, with no signal blocked and SIGPIPE at its default action, and has
 ///   ``limit`` to end: then the whole group is killed (SIGKILL), so a shell's children go too. Cancelling the
 ///   sign-in (Ctrl-C) kills it at once.
@@ -45,12 +46,12 @@ struct NotifyHook: Sendable {
     /// tests.
     var clock: any Clock<Duration> = SystemTime.clock
 
-    /// Runs the command with `input` on its stdin and `environment` as its environment, and waits until it ends or
-    /// its time is up.
+    /// Runs the command with `input` on its stdin and `environment` as its environment, less the variables that
+    /// carry device-login's secrets (``ChildEnvironment``), and waits until it ends or its time is up.
     func run(input: String, environment: [String: String]) async -> Outcome {
         #if os(Linux)
         let pid: pid_t
-        switch Self.spawn(command, input: input, environment: environment) {
+        switch Self.spawn(command, input: input, environment: ChildEnvironment.forChild(environment)) {
         case .failure(let error): return .notStarted(error.number)
         case .success(let child): pid = child
         }

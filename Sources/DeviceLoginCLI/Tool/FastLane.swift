@@ -140,12 +140,15 @@ enum FastLane {
     }
 
     /// The profile that serves `url`, as ``HelperSession/open(_:serving:command:context:)`` finds it: the one
-    /// `--profile` names, else the one bound to `url` best.
+    /// `--profile` names, else the one bound to `url` best. Both paths compare the same normalised
+    /// ``URLBinding``s.
     /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a profile that
-    ///   cannot be read, which it warns about; two that tie, which it refuses).
+    ///   cannot be read, which it warns about; two that tie, which it refuses; plain `http` off loopback for
+    ///   `--profile`, which it refuses unless the profile allows it: the glance does not say).
     static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> RecordGlance?? {
         guard let store = store(process) else { return nil }
         if let name = options.value("profile") {
+            guard !HelperSession.refusesPlainHTTP(url, allowInsecureHTTP: false) else { return nil }
             guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
             return .some(glance)
         }

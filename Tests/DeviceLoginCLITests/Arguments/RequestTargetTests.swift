@@ -43,6 +43,20 @@ struct RequestTargetTests {
         #expect(throws: UsageError.self) { try RequestTarget.read(options(pairs), command: "curl-config") }
     }
 
+    @Test(
+        "a refusal names the option, never its value: a URL may hold a password or a token",
+        arguments: [
+            [("url", "ftp://alice:hunter2@host/x")], [("url", "https://host/x?access_token=hunter2 x")],
+            [("url", "hunter2")], [("url", "https://host/"), ("method", "hunter2 x")],
+        ])
+    func refusalQuotesNothing(pairs: [(String, String)]) throws {
+        let error = try #require(throws: UsageError.self) {
+            try RequestTarget.read(options(pairs), command: "curl-config")
+        }
+        #expect(!error.message.contains("hunter2"), "\(error.message)")
+        #expect(!error.message.contains("HUNTER2"), "\(error.message)")
+    }
+
     @Test("other option names, for exec")
     func otherNames() throws {
         let target = try RequestTarget.read(

@@ -85,7 +85,7 @@ struct LoginBindingTests {
         arguments: [
             (
                 ["--for", "ssh://git.example.com"],
-                "--for: invalid URL \"ssh://git.example.com\": the scheme must be https or http"
+                "--for: invalid URL: the scheme must be https or http"
             ),
             (["--for", "https://user:pw@git.example.com"], "it contains user information"),
             (["--username", "a\nb"], "--username: invalid user name"),

@@ -142,7 +142,9 @@ struct DockerCredentialCommandTests {
             input: #"{"ServerURL":"other.example.test","Username":"ada","Secret":"typed-password"}"#)
         #expect(other.code == .configuration)
         #expect(other.stdout.isEmpty)
-        #expect(other.stderr.contains("no profile serves https://other.example.test, and device-login keeps no"))
+        #expect(
+            other.stderr.contains(
+                "no profile serves that ServerURL (https://other.example.test), and device-login keeps no"))
         #expect(other.stderr.contains("hint: "))
         #expect(!other.stderr.contains("typed-password"))
     }
@@ -191,6 +193,60 @@ struct DockerCredentialCommandTests {
         (NamedInput("no user", #"{"ServerURL":"\#(registry)","Username":"","Secret":"s"}"#), ["store"], "Username"),
         (NamedInput("no URL", #"{"ServerURL":"","Username":"u","Secret":"s"}"#), ["store"], "ServerURL"),
     ]
+
+    /// Input that Docker's helper refuses, every field's value marked `hunter2` (or the user `alice`), and the
+    /// operations it is given to.
+    static let secretBearing: [(NamedInput, [String])] = [
+        (NamedInput("user information", "https://alice:hunter2@\(registry)/v2/"), ["get", "erase"]),
+        (NamedInput("user information without a scheme", "alice:hunter2@\(registry)"), ["get", "erase"]),
+        (NamedInput("a bad port", "\(registry):hunter2"), ["get", "erase"]),
+        (NamedInput("a bad escape", "https://\(registry)/%hunter2"), ["get", "erase"]),
+        (NamedInput("another scheme", "ftp://hunter2.example"), ["get", "erase"]),
+        (NamedInput("a space", "hunter2 alice"), ["get", "erase"]),
+        (
+            NamedInput(
+                "ServerURL with user information",
+                #"{"ServerURL":"https://alice:hunter2@\#(registry)","Username":"alice","Secret":"hunter2"}"#),
+            ["store"]
+        ),
+        (
+            NamedInput(
+                "ServerURL with a bad port", #"{"ServerURL":"hunter2:0","Username":"alice","Secret":"hunter2"}"#),
+            ["store"]
+        ),
+        (NamedInput("no Username", #"{"ServerURL":"hunter2","Username":"","Secret":"hunter2"}"#), ["store"]),
+        (NamedInput("a Secret not a string", #"{"ServerURL":"r","Username":"alice","Secret":["hunter2"]}"#), ["store"]),
+        (NamedInput("cut short", #"{"ServerURL":"r","Username":"alice","Secret":"hunter2"#), ["store"]),
+    ]
+
+    @Test("an error names the field, never its value", arguments: secretBearing)
+    func errorsQuoteNothing(input: NamedInput, operations: [String]) async throws {
+        let fixture = try HelperFixture()
+        defer { fixture.remove() }
+        try await fixture.signIn(bindings: ["https://\(Self.registry)"])
+        for operation in operations {
+            let result = await fixture.run(["docker-credential", operation], bytes: input.bytes)
+            #expect(result.code == .usage, "\(operation): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(!result.stderr.contains("hunter2") && !result.stderr.contains("alice"), "\(result.stderr)")
+        }
+    }
+
+    @Test("--profile answers no plain-http registry but a loopback one")
+    func pinnedPlainHTTP() async throws {
+        let fixture = try HelperFixture()
+        defer { fixture.remove() }
+        let token = try await fixture.signIn("work", bindings: [])
+        let refused = await fixture.run(
+            ["docker-credential", "--profile", "work", "get"], input: "http://\(Self.registry)\n")
+        #expect(refused.code == .configuration, "\(refused.stderr)")
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("plain HTTP"), "\(refused.stderr)")
+        let loopback = await fixture.run(
+            ["docker-credential", "--profile", "work", "get"], input: "http://127.0.0.1:5000\n")
+        #expect(loopback.code == .success, "\(loopback.stderr)")
+        #expect(loopback.stdout.contains(token))
+    }
 
     @Test("malformed input: one line on stderr, exit 64, nothing on stdout", arguments: malformed)
     func malformedInput(input: NamedInput, operations: [String], message: String) async throws {
@@ -252,5 +308,29 @@ struct DockerCredentialProgramTests {
         #expect(usage.status == 64)
         #expect(usage.stdout.isEmpty)
         #expect(usage.stderr.contains("give the operation: get, store, erase or list"))
+    }
+
+    @Test("input with a password in it, and a plain-http registry with --profile, through the real binary")
+    func secretsAndPlainHTTP() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let token = try await ProcessHarness.saveSignedInProfile(home: home)
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        for (input, operations) in DockerCredentialCommandTests.secretBearing {
+            for operation in operations {
+                let run = try await ProcessHarness.run(
+                    ["docker-credential", "--profile", "default", operation], environment: environment,
+                    input: Data(input.bytes))
+                #expect(run.status == 64, "\(input.name) \(operation): \(run.stderr)")
+                #expect(run.stdout.isEmpty)
+                #expect(!run.stderr.contains("hunter2") && !run.stderr.contains("alice"), "\(run.stderr)")
+            }
+        }
+        let refused = try await ProcessHarness.run(
+            ["docker-credential", "--profile", "default", "get"], environment: environment,
+            input: Data("http://registry.example.test\n".utf8))
+        #expect(refused.status == 78, "\(refused.stderr)")
+        #expect(refused.stdout.isEmpty)
+        #expect(!refused.stderr.contains(token))
     }
 }

@@ -191,7 +191,8 @@ struct ExecCommandTests {
             ["exec", "--", "/bin/sh", "-c", #"touch "$OUT""#],
             environment: ["DEVICE_LOGIN_ENV": "NOT-A-NAME"])
         #expect(result.code == .usage, "\(result.stderr)")
-        #expect(result.stderr.contains("not 'NOT-A-NAME'"))
+        #expect(result.stderr.contains("--env must name an environment variable"))
+        #expect(!result.stderr.contains("NOT-A-NAME"))
         #expect(setup.report() == nil)
     }
 
@@ -204,6 +205,49 @@ struct ExecCommandTests {
         ])
     func names(name: String, valid: Bool) {
         #expect((try? ExecCommand.variableName(name)) == (valid ? name : nil))
+    }
+
+    @Test(
+        "names the dynamic loader or a shell reads are refused, by name; others of their look are not",
+        arguments: [
+            ("PATH", false), ("LD_PRELOAD", false), ("LD_LIBRARY_PATH", false), ("LD_AUDIT", false),
+            ("LD_DEBUG_OUTPUT", false), ("IFS", false), ("BASH_ENV", false), ("ENV", false), ("SHELLOPTS", false),
+            ("BASHOPTS", false), ("PS4", false), ("PROMPT_COMMAND", false), ("CDPATH", false), ("GLOBIGNORE", false),
+            ("HOME", false), ("GCONV_PATH", false), ("LOCPATH", false), ("NLSPATH", false), ("MALLOC_TRACE", false),
+            ("MALLOC_ARENA_MAX", false), ("GLIBC_TUNABLES", false), ("TMPDIR", false), ("HOSTALIASES", false),
+            ("RES_OPTIONS", false), ("LOCALDOMAIN", false), ("TZDIR", false), ("LANG", false), ("LC_ALL", false),
+            ("ZDOTDIR", false), ("BASH_FUNC_x", false), ("DYLD_INSERT_LIBRARIES", false),
+            ("path", true), ("MY_PATH", true), ("LD", true), ("LDAP_TOKEN", true), ("HOMEBREW_TOKEN", true),
+            ("ENVIRONMENT_TOKEN", true), ("GITLAB_TOKEN", true),
+        ])
+    func interpretedNames(name: String, accepted: Bool) throws {
+        guard accepted else {
+            let error = try #require(throws: UsageError.self) { try ExecCommand.variableName(name) }
+            #expect(error.message.contains("--env cannot be \(name)"), "\(error.message)")
+            return
+        }
+        #expect(try ExecCommand.variableName(name) == name)
+    }
+
+    @Test("--env LD_PRELOAD: exit 64, one line naming it, the command not run")
+    func interpretedNameRefused() async throws {
+        let setup = try await Setup()
+        defer { setup.remove() }
+        for words in [["--env", "LD_PRELOAD"], ["--env", "PATH"]] {
+            let result = await setup.run(["exec"] + words + ["--", "/bin/sh", "-c", #"touch "$OUT""#])
+            #expect(result.code == .usage, "\(result.stderr)")
+            #expect(result.stderr.contains("--env cannot be \(words[1])"), "\(result.stderr)")
+            #expect(!result.stderr.contains(setup.token))
+            #expect(setup.report() == nil)
+        }
+    }
+
+    @Test("an --env that names no variable is refused without being repeated (it may be a value pasted by mistake)")
+    func invalidNameNotQuoted() throws {
+        for given in ["TOKEN=hunter2", "hunter2 x", "9hunter2"] {
+            let error = try #require(throws: UsageError.self) { try ExecCommand.variableName(given) }
+            #expect(!error.message.contains("hunter2"), "\(error.message)")
+        }
     }
 
     @Test("no --env: DEVICE_LOGIN_ACCESS_TOKEN")

@@ -62,12 +62,12 @@ struct ExecCredentialTests {
             ("42", "KUBERNETES_EXEC_INFO is not a JSON object"),
             (#"{"apiVersion":"\#(v1)"}"#, "KUBERNETES_EXEC_INFO has no kind: it is not an ExecCredential"),
             (#"{"apiVersion":"\#(v1)","kind":7}"#, "KUBERNETES_EXEC_INFO has no kind: it is not an ExecCredential"),
-            (#"{"apiVersion":"v1","kind":"Pod"}"#, #"KUBERNETES_EXEC_INFO is a "Pod", not an ExecCredential"#),
+            (#"{"apiVersion":"v1","kind":"Pod"}"#, "KUBERNETES_EXEC_INFO has a kind that is not ExecCredential"),
             (#"{"kind":"ExecCredential"}"#, "KUBERNETES_EXEC_INFO names no apiVersion"),
             (#"{"kind":"ExecCredential","apiVersion":1}"#, "KUBERNETES_EXEC_INFO names no apiVersion"),
             (
                 #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1alpha1"}"#,
-                #"kubectl asks for apiVersion "client.authentication.k8s.io/v1alpha1"; device-login answers "#
+                "kubectl asks for apiVersion client.authentication.k8s.io/v1alpha1; device-login answers "
                     + "\(v1) and \(v1beta1)"
             ),
             (
@@ -88,14 +88,36 @@ struct ExecCredentialTests {
         }
     }
 
-    @Test("a field of the request is shown quoted and cut at 64 characters")
-    func longFieldsAreCut() {
-        let kind = String(repeating: "k", count: 200)
+    @Test(
+        "a refusal names the field, never its value: the request may hold a secret (a token, a cluster's key)",
+        arguments: [
+            #"{"apiVersion":"\#(v1)","kind":"hunter2"}"#,
+            #"{"apiVersion":"client.authentication.k8s.io/hunter2","kind":"ExecCredential"}"#,
+            #"{"apiVersion":"hunter2","kind":"ExecCredential"}"#,
+            #"{"apiVersion":"\#(v1)","kind":"ExecCredential","spec":{"interactive":"hunter2"}}"#,
+            #"{"apiVersion":"\#(v1)","kind":"ExecCredential","spec":"hunter2"}"#,
+            #"{"apiVersion":"\#(v1)","kind":"ExecCredential","spec":{"cluster":{"config":"hunter2"}} x"#,
+            #"{"hunter2":"#, #"["hunter2"]"#, #""hunter2""#,
+            #"{"apiVersion":"\#(v1)","kind":"ExecCredential","pad":""#
+                + String(repeating: "hunter2", count: 10_000) + #""}"#,
+        ])
+    func refusalQuotesNothing(text: String) throws {
+        let error = try #require(throws: DeviceLoginError.self) { try ExecCredential.request(from: text) }
+        #expect(!error.message.contains("hunter2"), "\(error.message)")
+        #expect(!(error.hint ?? "").contains("hunter2"))
+        let strict = try #require(throws: (any Error).self) { try ExecCredential.request(from: text, strict: true) }
+        #expect(!String(describing: strict).contains("hunter2"))
+    }
+
+    @Test("an apiVersion of kubectl's group is named (it says what the kubeconfig asks for), another is not")
+    func unknownVersionNamed() {
         #expect {
-            _ = try ExecCredential.request(from: #"{"apiVersion":"\#(Self.v1)","kind":"\#(kind)"}"#)
+            _ = try ExecCredential.request(
+                from: #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1alpha1"}"#)
         } throws: { error in
             (error as? DeviceLoginError)?.message
-                == "KUBERNETES_EXEC_INFO is a \"\(String(repeating: "k", count: 64))…\", not an ExecCredential"
+                == "kubectl asks for apiVersion client.authentication.k8s.io/v1alpha1; device-login answers "
+                + "\(Self.v1) and \(Self.v1beta1)"
         }
     }
 

@@ -160,4 +160,19 @@ struct ExecProcessTests {
         #expect(!lines[0].contains(setup.token) && !lines[1].contains(setup.token))
         #expect(lines[2] == setup.token)
     }
+
+    @Test(
+        "--env LD_PRELOAD or PATH: refused (64) with the name, the command not run, so ld.so never reads the token",
+        arguments: ["LD_PRELOAD", "PATH", "LD_DEBUG_OUTPUT"])
+    func loaderVariableRefused(name: String) async throws {
+        let setup = try await Setup()
+        defer { setup.remove() }
+        let result = try await BinaryHarness.run(
+            ["exec", "--env", name, "--", "/bin/sh", "-c", #"touch "$OUT""#], environment: setup.environment)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("--env cannot be \(name)"), "\(result.stderr)")
+        #expect(!result.stderr.contains(setup.token))
+        #expect(result.stdout.isEmpty)
+        #expect(setup.report() == nil)
+    }
 }

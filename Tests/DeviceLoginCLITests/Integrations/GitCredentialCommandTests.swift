@@ -317,6 +317,70 @@ struct GitCredentialCommandTests {
         }
     }
 
+    /// Requests that git's helper refuses, a value of every attribute marked `hunter2` (or the user `alice`).
+    static let secretBearing: [NamedInput] = [
+        NamedInput("user information in host", "protocol=https\nhost=alice:hunter2@\(host)\n"),
+        NamedInput("a space in host", "protocol=https\nhost=hunter2 .example\nusername=alice\n"),
+        NamedInput("a bad port", "protocol=https\nhost=\(host):hunter2\npassword=hunter2\n"),
+        NamedInput("a path in host", "protocol=http\nhost=\(host)/hunter2\n"),
+        NamedInput("a bad IPv6 host", "protocol=https\nhost=[hunter2\n"),
+        NamedInput("a bad escape in path", "protocol=https\nhost=\(host)\npath=team/%hunter2\n"),
+        NamedInput("a line without =", "username=alice\npassword=hunter2\nhunter2\n"),
+        NamedInput("a NUL in password", "protocol=https\nhost=\(host)\npassword=hunter2\0\n"),
+        NamedInput(
+            "wwwauth, url and a bad host",
+            "wwwauth[]=Bearer realm=hunter2\nurl=https://alice:hunter2@\(host)\nprotocol=https\n"
+                + "host=alice:hunter2@\(host)\n"),
+        NamedInput(
+            "capability and a long password",
+            "capability[]=hunter2\npassword=" + String(repeating: "hunter2", count: 10_000)),
+    ]
+
+    @Test("an error names what is wrong, never a value of the request", arguments: secretBearing)
+    func errorsQuoteNothing(input: NamedInput) async throws {
+        let fixture = try HelperFixture()
+        defer { fixture.remove() }
+        try await fixture.signIn(bindings: ["https://\(Self.host)"])
+        for operation in ["get", "store", "erase"] {
+            let result = await fixture.run(["git-credential", operation], bytes: input.bytes)
+            #expect(result.code == .usage, "\(operation): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(!result.stderr.contains("hunter2") && !result.stderr.contains("alice"), "\(result.stderr)")
+        }
+    }
+
+    @Test("--profile answers no plain-http host but a loopback one: the token never crosses the network in clear")
+    func pinnedPlainHTTP() async throws {
+        let fixture = try HelperFixture()
+        defer { fixture.remove() }
+        let token = try await fixture.signIn("work", bindings: [])
+        let result = await fixture.run(
+            ["git-credential", "--profile", "work", "get"], input: "protocol=http\nhost=\(Self.host)\n")
+        #expect(result.code == .configuration, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("plain HTTP"), "\(result.stderr)")
+        #expect(!result.stderr.contains(token))
+        let loopback = await fixture.run(
+            ["git-credential", "--profile", "work", "get"], input: "protocol=http\nhost=127.0.0.1:8080\n")
+        #expect(loopback.code == .success, "\(loopback.stderr)")
+        #expect(loopback.stdout.contains("password=\(token)\n"))
+    }
+
+    @Test("a path is matched as a URL: dot segments and encodings cannot pick another team's profile")
+    func normalisedPath() async throws {
+        let fixture = try HelperFixture()
+        defer { fixture.remove() }
+        try await fixture.signIn("team-a", bindings: ["https://\(Self.host)/team-a"])
+        try await fixture.signIn("team-b", bindings: ["https://\(Self.host)/team-b"])
+        let request = "protocol=https\nhost=\(Self.host)\npath="
+        let climbing = await fixture.run(["git-credential", "get"], input: request + "team-b/../team-a/app.git\n")
+        #expect(climbing.stdout == (try await Self.answer(fixture, profile: "team-a")))
+        let encoded = await fixture.run(["git-credential", "get"], input: request + "%74eam-b/app.git\n")
+        #expect(encoded.stdout == (try await Self.answer(fixture, profile: "team-b")))
+        let longer = await fixture.run(["git-credential", "get"], input: request + "team-ab/app.git\n")
+        #expect(longer.code == .success && longer.stdout.isEmpty)
+    }
+
     @Test("password_expiry_utc: whole seconds, rounded down; none for dates out of range")
     func expirySeconds() {
         #expect(GitCredentialCommand.unixSeconds(Date(timeIntervalSince1970: 1_700_000_000.9)) == 1_700_000_000)
@@ -324,5 +388,46 @@ struct GitCredentialCommandTests {
         #expect(GitCredentialCommand.unixSeconds(Date(timeIntervalSince1970: -1)) == nil)
         #expect(GitCredentialCommand.unixSeconds(Date(timeIntervalSince1970: 1e13)) == nil)
         #expect(GitCredentialCommand.unixSeconds(.distantFuture) == 64_092_211_200)
+    }
+}
+
+/// The built binary as git runs it: its errors for hostile input, and a pinned profile asked for a plain-http host.
+@Suite("git-credential: the real binary", .serialized, .timeLimit(.minutes(2)))
+struct GitCredentialProgramTests {
+    @Test("input with a password in it: exit 64, one line, no value of the input")
+    func inputErrorsQuoteNothing() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await ProcessHarness.saveSignedInProfile(home: home)
+        for input in GitCredentialCommandTests.secretBearing {
+            for arguments in [["git-credential", "get"], ["git-credential", "--profile", "default", "get"]] {
+                let run = try await ProcessHarness.run(
+                    arguments, environment: ["DEVICE_LOGIN_HOME": home.path], input: Data(input.bytes))
+                #expect(run.status == 64, "\(input.name): \(run.stderr)")
+                #expect(run.stdout.isEmpty)
+                #expect(!run.stderr.contains("hunter2") && !run.stderr.contains("alice"), "\(run.stderr)")
+            }
+        }
+    }
+
+    @Test("--profile and a plain-http host: refused (78), nothing on stdout; loopback http is answered")
+    func pinnedPlainHTTP() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let token = try await ProcessHarness.saveSignedInProfile(home: home)
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        let arguments = ["git-credential", "--profile", "default", "get"]
+        let refused = try await ProcessHarness.run(
+            arguments, environment: environment, input: Data("protocol=http\nhost=git.example.test\n".utf8))
+        #expect(refused.status == 78, "\(refused.stderr)")
+        #expect(refused.stdout.isEmpty)
+        #expect(!refused.stderr.contains(token))
+        let loopback = try await ProcessHarness.run(
+            arguments, environment: environment, input: Data("protocol=http\nhost=localhost:3000\n".utf8))
+        #expect(loopback.status == 0, "\(loopback.stderr)")
+        #expect(loopback.stdout.contains("password=\(token)\n"))
+        let https = try await ProcessHarness.run(
+            arguments, environment: environment, input: Data("protocol=https\nhost=git.example.test\n".utf8))
+        #expect(https.stdout.contains("password=\(token)\n"))
     }
 }

@@ -73,7 +73,8 @@ struct HelperSessionTests {
             Issue.record("a tie was accepted")
         } catch let error as DeviceLoginError {
             #expect(error.code == .configuration)
-            #expect(error.message == "profiles 'a' and 'b' both serve https://git.example.com/x")
+            // The binding they share, not the URL asked for, which the message does not quote.
+            #expect(error.message == "profiles 'a' and 'b' both serve https://git.example.com")
         }
     }
 

@@ -136,10 +136,10 @@ struct KubectlCredentialCommandTests {
         "KUBERNETES_EXEC_INFO that is not kubectl's request: exit 78, the reason on stderr, nothing on stdout",
         arguments: [
             ("garbage", "device-login: KUBERNETES_EXEC_INFO is not valid JSON\n"),
-            (#"{"kind":"Pod","apiVersion":"v1"}"#, #"device-login: KUBERNETES_EXEC_INFO is a "Pod", not an "#),
+            (#"{"kind":"Pod","apiVersion":"v1"}"#, "device-login: KUBERNETES_EXEC_INFO has a kind that is not "),
             (
                 #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v2"}"#,
-                #"device-login: kubectl asks for apiVersion "client.authentication.k8s.io/v2"; "#
+                "device-login: kubectl asks for apiVersion client.authentication.k8s.io/v2; "
             ),
             (String(repeating: "x", count: 1_048_576), "device-login: KUBERNETES_EXEC_INFO is 1048576 bytes long"),
             (String(repeating: "[", count: 5000), "device-login: KUBERNETES_EXEC_INFO nests arrays or objects"),
