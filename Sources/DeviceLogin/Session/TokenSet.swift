@@ -48,6 +48,7 @@ public struct TokenSet: Sendable, Hashable {
             self.expiresAt = expiresAt
             self.scope = scope
             self.issuedAt = issuedAt
+            KnownSecrets.remember(accessToken)
         }
 
         /// Builds a resource token from a refresh response received at `now`.
@@ -111,6 +112,8 @@ public struct TokenSet: Sendable, Hashable {
         self.issuedAt = issuedAt
         self.resourceTokens = resourceTokens
         self.idTokenVerification = idTokenVerification
+        // Every token this process holds is a secret no message may repeat (KnownSecrets).
+        KnownSecrets.remember([accessToken, refreshToken, idToken])
     }
 
     /// Builds a token set from a token response received at `now`.
@@ -168,6 +171,7 @@ public struct TokenSet: Sendable, Hashable {
     /// Takes the main access token, its type and expiry from `response`, and the scope, refresh token and ID token
     /// when it sends them: what a new set and a refreshed one both do.
     private mutating func take(_ response: TokenResponse, receivedAt now: Date) {
+        KnownSecrets.remember(response.accessToken)
         accessToken = response.accessToken
         tokenType = response.tokenType
         expiresAt = Self.expiry(of: response, receivedAt: now)
@@ -177,6 +181,7 @@ public struct TokenSet: Sendable, Hashable {
     }
 
     private mutating func keepRotated(from response: TokenResponse) {
+        KnownSecrets.remember([response.refreshToken, response.idToken])
         if let rotated = response.refreshToken { refreshToken = rotated }
         if let idToken = response.idToken {
             // The verdict was about the old ID token.
