@@ -239,6 +239,44 @@ import Testing
         #expect(harness.fetches == 0, "refused before any key is fetched")
     }
 
+    // Issue 17: a string exp or a numeric sub was read leniently, and the token reported verified.
+    @Test(
+        arguments: [
+            (["exp": JSONValue.string("1800003600")], "exp claim is a string, not a number"),
+            (["iat": .string("1800000000")], "iat claim is a string, not a number"),
+            (["auth_time": .string("1799999990")], "auth_time claim is a string, not a number"),
+            (["auth_time": .bool(true)], "auth_time claim is a boolean, not a number"),
+            (["sub": .number(42)], "sub claim is a number, not a string"),
+            (["sub": .string(String(repeating: "u", count: 256))], "sub claim is not at most 255 ASCII characters"),
+            (["sub": .string("usér-1")], "sub claim is not at most 255 ASCII characters"),
+            (["iss": .array([.string("https://auth.example.test")])], "iss claim is an array, not a string"),
+            (["aud": .array([.string("test-client"), .number(1)])], "aud claim is an array, not a string or"),
+            (["aud": .array([])], "aud claim is an array, not a string or a non-empty array of strings"),
+            (["aud": .number(1)], "aud claim is a number"),
+            (["nonce": .number(7)], "nonce claim is a number, not a string"),
+            (["azp": .number(7)], "azp claim is a number, not a string"),
+            (["azp": .null], "azp claim is null, not a string"),
+        ] as [([String: JSONValue?], String)])
+    func claimsOfTheWrongTypeAreRefusedByName(changes: [String: JSONValue?], problem: String) async throws {
+        let harness = try Harness(.es256)
+        let verdict = await harness.verify(try harness.token(changes))
+        #expect(verdict.outcome == .refused)
+        #expect(!verdict.isVerified)
+        #expect(verdict.problem?.contains(problem) == true, "\(verdict)")
+    }
+
+    @Test("well-typed optional claims and a 255-character ASCII sub verify")
+    func wellTypedClaimsVerify() async throws {
+        let harness = try Harness(.es256)
+        let changes: [String: JSONValue?] = [
+            "sub": .string(String(repeating: "u", count: 255)), "auth_time": .number(1_799_999_990),
+            "nonce": .string("n-1"), "azp": .string(Harness.clientID),
+            "aud": .array([.string(Harness.clientID), .string("api")]),
+        ]
+        let verdict = await harness.verify(try harness.token(changes))
+        #expect(verdict.isVerified, "\(verdict)")
+    }
+
     @Test func theIssuerMustMatchExactly() async throws {
         let harness = try Harness(.es256)
         let verdict = await harness.verify(try harness.token(["iss": .string(harness.server.issuer + "/")]))
