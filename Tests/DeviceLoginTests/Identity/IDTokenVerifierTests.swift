@@ -277,6 +277,41 @@ import Testing
         #expect(verdict.isVerified, "\(verdict)")
     }
 
+    // Issue 17: a key the set refused (1024 bits) was reported as missing ("no key k1").
+    @Test("a token naming a key the set refused says why it was refused, cleaned of control characters")
+    func aRefusedKeyIsNamedWithItsReason() async throws {
+        func json(_ object: JSONObject) throws -> String {
+            String(decoding: try JSONValue.encode(object), as: UTF8.self)
+        }
+        let modulus = Base64URL.encode([0xC0] + [UInt8](repeating: 0x55, count: 127))
+        for kid in ["k1", "k\u{1B}[31m2\u{202E}"] {
+            let key: JSONObject = [
+                "kty": .string("RSA"), "kid": .string(kid), "n": .string(modulus), "e": .string("AQAB"),
+                "alg": .string("RS256"),
+            ]
+            let jwks = try json(["keys": .array([.object(key)])])
+            let transport = ScriptedTransport(otherwise: ScriptedTransport.json(jwks))
+            let verifier = IDTokenVerifier(
+                jwksURI: URL(string: "https://auth.example.test/jwks"), keys: JSONWebKeySetCache(clock: ManualClock()),
+                fetcher: JSONWebKeySetFetcher(transport: transport))
+            let header = try json(["alg": .string("RS256"), "kid": .string(kid)])
+            let claims = try json([
+                "iss": .string("https://auth.example.test"), "sub": .string("user-1"), "aud": .string("cli"),
+                "iat": .number(1_800_000_000), "exp": .number(1_800_003_600),
+            ])
+            let token = [Array(header.utf8), Array(claims.utf8), [1, 2, 3]].map(Base64URL.encode).joined(separator: ".")
+            let verdict = await verifier.verify(
+                token, expecting: .init(issuer: "https://auth.example.test", clientID: "cli"),
+                at: Date(timeIntervalSince1970: 1_800_000_000))
+            #expect(verdict.outcome == .refused)
+            let problem = try #require(verdict.problem)
+            let reason = "was refused: the RSA modulus has 1024 bits; 2048 to 8192 are accepted"
+            #expect(problem.contains(reason), "\(problem)")
+            #expect(!problem.contains("has no key"))
+            #expect(!problem.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E }, "\(problem)")
+        }
+    }
+
     @Test func theIssuerMustMatchExactly() async throws {
         let harness = try Harness(.es256)
         let verdict = await harness.verify(try harness.token(["iss": .string(harness.server.issuer + "/")]))
