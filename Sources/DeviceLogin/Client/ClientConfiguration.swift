@@ -130,6 +130,23 @@ extension ClientConfiguration {
             headers.append(HTTPHeader("Authorization", "Basic \(Data(credentials.utf8).base64EncodedString())"))
         }
         headers.append(contentsOf: additionalHeaders)
+        rememberSecrets(of: pairs, headers: headers)
         return HTTPRequest(method: .post, url: endpoint, headers: headers, body: Data(FormEncoding.encode(pairs).utf8))
+    }
+}
+
+extension ClientConfiguration {
+    /// Remembers every secret a token-style request carries (``KnownSecrets``): the values of secret form fields
+    /// (``Redaction/secretFields``: `client_secret`, `device_code`, `refresh_token`, `token`, …), as sent and
+    /// form-encoded, and the credentials of secret headers (HTTP Basic's), so that no error or event can repeat them.
+    private func rememberSecrets(of pairs: [(String, String)], headers: [HTTPHeader]) {
+        for (name, value) in pairs where Redaction.secretFields.contains(name) {
+            KnownSecrets.remember([value, FormEncoding.escape(value)])
+        }
+        for header in headers where Redaction.secretHeaders.contains(header.name.lowercased()) {
+            let credential = header.value.split(separator: " ", maxSplits: 1).last.map(String.init)
+            KnownSecrets.remember([header.value, credential])
+        }
+        KnownSecrets.remember(authentication.secret)
     }
 }

@@ -69,7 +69,8 @@ public struct DeviceLoginError: Error, Sendable, Equatable {
 
     /// The kind of failure.
     public var code: Code
-    /// What happened, in words a person understands. Never contains a token or secret.
+    /// What happened, in words a person understands. Never contains a token or secret: any value
+    /// ``KnownSecrets`` holds is scrubbed from it when the error is made.
     public var message: String
     /// What to try next, when there is advice, in words that suit any program: never a command, a flag or a
     /// program's name. A front end with words of its own for the situation reads ``reason``.
@@ -98,9 +99,10 @@ public struct DeviceLoginError: Error, Sendable, Equatable {
         oauthError: OAuthError? = nil,
         transportError: TransportError? = nil
     ) {
+        // The message may quote a server (its error description, an HTML page): no known secret survives into it.
         self.code = code
-        self.message = message
-        self.hint = hint
+        self.message = KnownSecrets.scrub(message)
+        self.hint = KnownSecrets.scrub(hint)
         self.reason = reason
         self.oauthError = oauthError
         self.transportError = transportError
@@ -116,9 +118,9 @@ extension DeviceLoginError: Hashable {
 }
 
 extension DeviceLoginError: CustomStringConvertible {
-    /// The message, followed by the hint when there is one.
+    /// The message, followed by the hint when there is one, with every known secret scrubbed (``KnownSecrets``).
     public var description: String {
-        hint.map { "\(message) (\($0))" } ?? message
+        KnownSecrets.scrub(hint.map { "\(message) (\($0))" } ?? message)
     }
 }
 

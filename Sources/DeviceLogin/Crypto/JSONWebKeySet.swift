@@ -26,11 +26,20 @@ public struct JSONWebKeySet: Sendable, Hashable {
     public var keys: [JSONWebKey]
     /// How many entries were skipped as unusable.
     public var skipped: Int
+    /// Why each skipped entry that has a `kid` was refused, by its `kid` ("the RSA modulus has 1024 bits; …"), so
+    /// that a token naming it can say why it does not verify rather than that the key is missing. Only the first
+    /// entry of a `kid` is kept; a `kid` longer than ``JSONWebKey/maximumKeyIDBytes`` is not.
+    public var refusedKeys: [String: String]
 
     /// Creates a set of keys.
-    public init(keys: [JSONWebKey], skipped: Int = 0) {
+    /// - Parameters:
+    ///   - keys: The usable keys.
+    ///   - skipped: How many entries were skipped.
+    ///   - refusedKeys: Why skipped entries were refused, by `kid`.
+    public init(keys: [JSONWebKey], skipped: Int = 0, refusedKeys: [String: String] = [:]) {
         self.keys = keys
         self.skipped = skipped
+        self.refusedKeys = refusedKeys
     }
 
     /// Reads a key set from its JSON text.
@@ -62,14 +71,24 @@ public struct JSONWebKeySet: Sendable, Hashable {
         }
         var keys: [JSONWebKey] = []
         var skipped = 0
+        var refused: [String: String] = [:]
         for entry in entries {
-            guard case .object(let members) = entry, let key = try? JSONWebKey(jsonObject: members) else {
+            guard case .object(let members) = entry else {
                 skipped += 1
                 continue
             }
-            keys.append(key)
+            do {
+                keys.append(try JSONWebKey(jsonObject: members))
+            } catch {
+                skipped += 1
+                if case .string(let kid)? = members["kid"], kid.utf8.count <= JSONWebKey.maximumKeyIDBytes,
+                    refused[kid] == nil
+                {
+                    refused[kid] = error.message
+                }
+            }
         }
-        self.init(keys: keys, skipped: skipped)
+        self.init(keys: keys, skipped: skipped, refusedKeys: refused)
     }
 
     /// The set as JSON: `{"keys": [...]}`, each key's public members.

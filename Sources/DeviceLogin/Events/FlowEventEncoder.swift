@@ -12,7 +12,8 @@ import Foundation
 /// ``FlowEventContext/at``), then the event's fields. The lines are safe to render: every string from the server
 /// passes through ``Sanitizer`` (controls, escape sequences, bidi and invisible characters removed, length bounded),
 /// a verification URI is given only when ``SafeURI`` accepts it (plain `http` or `https`; never `javascript:`), and
-/// no line ever holds the device code or a token.
+/// no line ever holds the device code, a token or the client secret: any value ``KnownSecrets`` holds is replaced
+/// by a marker in every message, even when the server repeated it in its error.
 ///
 /// ```swift
 /// let encoder = FlowEventEncoder()
@@ -62,7 +63,7 @@ public struct FlowEventEncoder: Sendable {
         case .retrying(let attempt, let delay, let reason):
             var json = start("retrying", context)
             json.add("attempt", .integer(attempt))
-            json.add("reason", .string(Sanitizer.sanitize(reason, maxLength: Self.maximumMessageLength)))
+            json.add("reason", .string(Self.shown(reason)))
             json.add("delay", .integer(Self.wholeSeconds(delay)))
             let next = context.at.addingTimeInterval(TimeInterval(Self.wholeSeconds(delay)))
             json.add("next_attempt_at", .string(DateText.rfc3339(next)))
@@ -89,7 +90,7 @@ public struct FlowEventEncoder: Sendable {
     public func failedLine(code: String, message: String, context: FlowEventContext) -> String {
         var json = start("failed", context)
         json.add("code", .string(code))
-        json.add("message", .string(Sanitizer.sanitize(message, maxLength: Self.maximumMessageLength)))
+        json.add("message", .string(Self.shown(message)))
         json.add("exit_code", context.exitCode.map(FlowEventJSON.Value.integer) ?? .null)
         return json.line
     }
@@ -103,15 +104,22 @@ public struct FlowEventEncoder: Sendable {
     public func failedLine(_ error: DeviceLoginError, context: FlowEventContext) -> String {
         var json = start("failed", context)
         json.add("code", .string(Self.snakeCase(error.code.description)))
-        json.add("message", .string(Sanitizer.sanitize(error.message, maxLength: Self.maximumMessageLength)))
+        json.add("message", .string(Self.shown(error.message)))
         if let hint = error.hint {
-            json.add("hint", .string(Sanitizer.sanitize(hint, maxLength: Self.maximumMessageLength)))
+            json.add("hint", .string(Self.shown(hint)))
         }
         if let oauthError = error.oauthError {
-            json.add("oauth_error", .string(Sanitizer.sanitize(oauthError.code.rawValue)))
+            json.add("oauth_error", .string(Self.shown(oauthError.code.rawValue)))
         }
         json.add("exit_code", context.exitCode.map(FlowEventJSON.Value.integer) ?? .null)
         return json.line
+    }
+
+    /// A message as a line may carry it: every secret this process holds replaced by a marker (``KnownSecrets``:
+    /// a server may repeat a token or the device code in its error), then sanitised and bounded; scrubbed once more
+    /// after sanitising, in case the sanitiser joined a secret that escape sequences had split.
+    static func shown(_ text: String) -> String {
+        KnownSecrets.scrub(Sanitizer.sanitize(KnownSecrets.scrub(text), maxLength: maximumMessageLength))
     }
 
     /// `{"v":1,"event":NAME,"at":…`

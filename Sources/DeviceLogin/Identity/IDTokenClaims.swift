@@ -79,6 +79,82 @@ public struct IDTokenClaims: WireMapped, Hashable {
         ]
     )
 
+    /// Reads the claims, each claim a check uses of the type OpenID Connect Core §2 gives it (`iss`, `sub`,
+    /// `nonce` and `azp` strings, `sub` at most 255 ASCII characters; `aud` a string or an array of strings; `exp`,
+    /// `iat` and `auth_time` JSON numbers). The lenient readers of other messages would take `"exp": "1900000000"`
+    /// or `"sub": 42`; an ID token is signed by its issuer, which has no excuse, and a claim of another type is not
+    /// the claim the checks think they read.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidIDToken`` naming the first claim of
+    ///   the wrong type, or the first required claim missing.
+    public init(jsonObject object: JSONObject) throws {
+        if let problem = Self.typeProblem(in: object) { throw DeviceLoginError(.invalidIDToken, problem) }
+        self = try Self.wire.decode(object)
+    }
+
+    /// The longest `sub`: 255 ASCII characters (OpenID Connect Core §2: "It MUST NOT exceed 255 ASCII characters
+    /// in length").
+    public static let maximumSubjectLength = 255
+
+    /// Why a claim the checks use has the wrong JSON type, naming it; nil when every one present is well typed.
+    /// A required claim that is absent is left to the table, which names it as missing.
+    static func typeProblem(in object: JSONObject) -> String? {
+        for (name, expected) in Self.claimTypes {
+            guard let value = object[name] else { continue }
+            if !expected.admits(value) {
+                return "the ID token's \(name) claim is \(Self.typeName(of: value)), not \(expected.description) "
+                    + "(OpenID Connect Core §2)"
+            }
+        }
+        if case .string(let subject)? = object["sub"],
+            subject.utf8.count > Self.maximumSubjectLength || !subject.utf8.allSatisfy({ $0 < 0x80 })
+        {
+            return "the ID token's sub claim is not at most \(Self.maximumSubjectLength) ASCII characters "
+                + "(OpenID Connect Core §2)"
+        }
+        return nil
+    }
+
+    /// The JSON type a claim must have.
+    private enum ClaimType: CustomStringConvertible {
+        case string, number, audience
+
+        func admits(_ value: JSONValue) -> Bool {
+            switch (self, value) {
+            case (.string, .string), (.audience, .string): return true
+            case (.number, .number(let number)): return number.isFinite
+            case (.audience, .array(let members)):
+                return !members.isEmpty && members.allSatisfy { if case .string = $0 { true } else { false } }
+            default: return false
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .string: return "a string"
+            case .number: return "a number"
+            case .audience: return "a string or a non-empty array of strings"
+            }
+        }
+    }
+
+    /// The claims the checks use and their types, in the order they are checked.
+    private static let claimTypes: [(String, ClaimType)] = [
+        ("iss", .string), ("sub", .string), ("aud", .audience), ("exp", .number), ("iat", .number),
+        ("auth_time", .number), ("nonce", .string), ("azp", .string),
+    ]
+
+    /// The JSON type of `value`, in words: "a string", "a number".
+    private static func typeName(of value: JSONValue) -> String {
+        switch value {
+        case .string: return "a string"
+        case .number: return "a number"
+        case .bool: return "a boolean"
+        case .array: return "an array"
+        case .object: return "an object"
+        case .null: return "null"
+        }
+    }
+
     /// The value decoding starts from: every required claim is overwritten, or decoding fails.
     private init() {
         issuer = ""

@@ -244,19 +244,19 @@ public struct IDTokenVerifier: Sendable {
             }
             if let key = try set.key(for: algorithm, keyID: keyID) { return .success(key) }
             guard fetching else {
-                return .failure(Problem(message: Self.unknownKey(keyID, algorithm), outcome: .undetermined))
+                return .failure(Problem(message: Self.unknownKey(keyID, algorithm, in: set), outcome: .undetermined))
             }
             // §10.1.1: a signer may rotate its keys; a kid the kept set lacks may be a new key. Fetched again once.
             guard let fresh = try await keys.refetch(jwksURI, using: fetcher) else {
                 let interval = DateStamp.minutes(keys.refetchInterval)
                 return .failure(
                     Problem(
-                        message: Self.unknownKey(keyID, algorithm) + "; the set was fetched again less than "
+                        message: Self.unknownKey(keyID, algorithm, in: set) + "; the set was fetched again less than "
                             + "\(interval) ago, so not now", outcome: .undetermined
                     ))
             }
             guard let key = try fresh.key(for: algorithm, keyID: keyID) else {
-                return .failure(Problem(message: Self.unknownKey(keyID, algorithm) + ", even fetched again"))
+                return .failure(Problem(message: Self.unknownKey(keyID, algorithm, in: fresh) + ", even fetched again"))
             }
             return .success(key)
         } catch let error as CryptoError {
@@ -268,14 +268,26 @@ public struct IDTokenVerifier: Sendable {
         }
     }
 
-    private static func unknownKey(_ keyID: String?, _ algorithm: SignatureAlgorithm) -> String {
-        keyID.map { "the issuer's key set has no key \(quoted($0))" }
-            ?? "the issuer's key set has no key for \(algorithm)"
+    /// Why `set` gives no key for `keyID`: the reason the set refused the entry with that `kid`, when it did (a
+    /// 1024-bit RSA key is refused, not missing), else that there is none.
+    private static func unknownKey(_ keyID: String?, _ algorithm: SignatureAlgorithm, in set: JSONWebKeySet) -> String {
+        guard let keyID else { return "the issuer's key set has no key for \(algorithm)" }
+        if let reason = set.refusedKeys[keyID] {
+            return "the issuer's key \(quoted(keyID)) was refused: \(visible(reason, limit: 160))"
+        }
+        return "the issuer's key set has no key \(quoted(keyID))"
     }
 
-    /// A value in a message: quoted, at most 64 characters.
+    /// A value in a message: quoted, at most 64 characters, with no character that draws nothing (controls, escape
+    /// sequences' introducers, bidi overrides): a `kid` or an `alg` comes from the server.
     static func quoted(_ value: String) -> String {
-        "\"" + (value.count > 64 ? String(value.prefix(64)) + "…" : value) + "\""
+        "\"" + visible(value, limit: 64) + "\""
+    }
+
+    /// `value` without the characters that draw nothing, at most `limit` characters (then an ellipsis).
+    private static func visible(_ value: String, limit: Int) -> String {
+        let kept = String(String.UnicodeScalarView(value.unicodeScalars.filter { !$0.drawsNothing }))
+        return kept.count > limit ? String(kept.prefix(limit)) + "…" : kept
     }
 }
 

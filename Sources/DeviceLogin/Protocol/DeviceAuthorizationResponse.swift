@@ -29,7 +29,8 @@ public struct DeviceAuthorizationResponse: WireMapped, Hashable {
     public var verificationURIComplete: String?
     /// `expires_in`: seconds the device code stays valid.
     public var expiresIn: Int
-    /// `interval`: the minimum seconds between polls, as sent (nil when absent).
+    /// `interval`: the minimum seconds between polls, as sent but bounded: a fraction rounded up, and anything above
+    /// ``maximumInterval`` read as it (nil when absent or not a number).
     public var interval: Int?
     /// Fields not defined by RFC 8628, e.g. Microsoft's `message`.
     public var additionalFields: JSONObject
@@ -65,8 +66,9 @@ public struct DeviceAuthorizationResponse: WireMapped, Hashable {
             .required(
                 "expires_in", \.expiresIn, .integer.requiring { $0 > 0 }.clamped(to: 1...Self.maximumLifetime)
             ),
-            // Absent stays nil, 0 stays 0: `effectiveInterval` applies the RFC's default.
-            .optional("interval", \.interval, .integer),
+            // Absent stays nil, 0 stays 0: `effectiveInterval` applies the RFC's default. More than an hour, even
+            // 1e15 or a number too large for an integer, reads as an hour, and 2.5 as 3: never faster than asked.
+            .optional("interval", \.interval, .waitSeconds(atMost: Self.maximumInterval)),
         ]
     )
 

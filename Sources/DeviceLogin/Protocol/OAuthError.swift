@@ -7,7 +7,8 @@ import Foundation
 /// An OAuth error response from the server (RFC 6749 §5.2, RFC 8628 §3.5, RFC 7009 §2.2.1).
 ///
 /// Server errors are data: the open ``Code``, the description and URI, the HTTP status and a bounded copy of the
-/// body, so a caller can show or log exactly what the server said.
+/// body, so a caller can show or log what the server said — except any secret this process holds
+/// (``KnownSecrets``), which is replaced by a marker when the error is made, wherever the server repeated it.
 public struct OAuthError: Error, Sendable, Hashable {
     /// An OAuth error code: an open set with the registered codes as static members.
     public struct Code: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
@@ -74,12 +75,23 @@ public struct OAuthError: Error, Sendable, Hashable {
         body: String = "",
         additionalFields: JSONObject = [:]
     ) {
+        // A server may repeat what it was sent: no secret this process holds survives into the error.
         self.code = code
-        self.description = description
-        self.uri = uri
+        self.description = KnownSecrets.scrub(description)
+        self.uri = KnownSecrets.scrub(uri)
         self.httpStatus = httpStatus
-        self.body = String(body.utf8.prefix(Self.maximumBodyCopy)) ?? ""
-        self.additionalFields = additionalFields
+        self.body = KnownSecrets.scrub(String(body.utf8.prefix(Self.maximumBodyCopy)) ?? "")
+        self.additionalFields = additionalFields.mapValues(Self.scrubbed)
+    }
+
+    /// `value` with every known secret scrubbed from its strings, at any depth.
+    private static func scrubbed(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text): return .string(KnownSecrets.scrub(text))
+        case .array(let values): return .array(values.map(scrubbed))
+        case .object(let members): return .object(members.mapValues(scrubbed))
+        default: return value
+        }
     }
 
     /// Reads an error from a response's fields, when they carry an `error` member.
@@ -100,9 +112,11 @@ public struct OAuthError: Error, Sendable, Hashable {
         )
     }
 
-    /// The `interval` a server sent along with `slow_down` (GitHub does), if any.
+    /// The `interval` a server sent along with `slow_down` (GitHub does), if any, read as the device authorization
+    /// response's is: a fraction rounded up, anything above ``DeviceAuthorizationResponse/maximumInterval`` as it.
     public var interval: Int? {
-        additionalFields.integer("interval")
+        let kind = WireKind.waitSeconds(atMost: DeviceAuthorizationResponse.maximumInterval)
+        return kind.first(["interval"], in: additionalFields)
     }
 }
 

@@ -48,13 +48,16 @@ public struct TokenSet: Sendable, Hashable {
             self.expiresAt = expiresAt
             self.scope = scope
             self.issuedAt = issuedAt
+            KnownSecrets.remember(accessToken)
         }
 
-        /// Builds a resource token from a refresh response received at `now`.
+        /// Builds a resource token from a refresh response received at `now`. It was obtained with the set's refresh
+        /// token, so without a readable `expires_in` it lives ``TokenSet/assumedLifetime``.
         public init(response: TokenResponse, receivedAt now: Date) {
             self.init(
                 accessToken: response.accessToken, tokenType: response.tokenType,
-                expiresAt: TokenSet.expiry(of: response, receivedAt: now), scope: response.scope, issuedAt: now
+                expiresAt: TokenSet.expiry(of: response, receivedAt: now, renewable: true), scope: response.scope,
+                issuedAt: now
             )
         }
     }
@@ -63,8 +66,10 @@ public struct TokenSet: Sendable, Hashable {
     public var accessToken: String
     /// `token_type` as sent (compare with ``isBearer``).
     public var tokenType: String
-    /// When the access token expires: the arrival time plus `expires_in`. Nil when the server sent no
-    /// `expires_in`; such a token is used until a resource server rejects it.
+    /// When the access token expires: the arrival time plus `expires_in`. Without a readable `expires_in` (absent,
+    /// or one that cannot be read as a number), the arrival time plus ``assumedLifetime`` when there is a refresh
+    /// token, so the token is refreshed at its first use after that; nil when there is none, and such a token, which
+    /// nothing could renew, is used until a resource server rejects it.
     public var expiresAt: Date?
     /// The refresh token, if the server issued one.
     public var refreshToken: String?
@@ -111,6 +116,8 @@ public struct TokenSet: Sendable, Hashable {
         self.issuedAt = issuedAt
         self.resourceTokens = resourceTokens
         self.idTokenVerification = idTokenVerification
+        // Every token this process holds is a secret no message may repeat (KnownSecrets).
+        KnownSecrets.remember([accessToken, refreshToken, idToken])
     }
 
     /// Builds a token set from a token response received at `now`.
@@ -168,15 +175,17 @@ public struct TokenSet: Sendable, Hashable {
     /// Takes the main access token, its type and expiry from `response`, and the scope, refresh token and ID token
     /// when it sends them: what a new set and a refreshed one both do.
     private mutating func take(_ response: TokenResponse, receivedAt now: Date) {
+        KnownSecrets.remember(response.accessToken)
         accessToken = response.accessToken
         tokenType = response.tokenType
-        expiresAt = Self.expiry(of: response, receivedAt: now)
         issuedAt = now
         scope = response.scope ?? scope
         keepRotated(from: response)
+        expiresAt = Self.expiry(of: response, receivedAt: now, renewable: refreshToken != nil)
     }
 
     private mutating func keepRotated(from response: TokenResponse) {
+        KnownSecrets.remember([response.refreshToken, response.idToken])
         if let rotated = response.refreshToken { refreshToken = rotated }
         if let idToken = response.idToken {
             // The verdict was about the old ID token.
@@ -185,11 +194,20 @@ public struct TokenSet: Sendable, Hashable {
         }
     }
 
-    /// `now + expires_in`, or nil without `expires_in`. A negative `expires_in` counts as already expired; one
-    /// longer than ``TokenResponse/maximumLifetime`` (possible in a response built in code, not in one read from a
-    /// server) as that long, so that the expiry stays inside ``storedTimes``.
-    static func expiry(of response: TokenResponse, receivedAt now: Date) -> Date? {
-        response.expiresIn.map { now.addingTimeInterval(TimeInterval(min(max($0, 0), TokenResponse.maximumLifetime))) }
+    /// How long an access token is taken to live when the server gives no readable `expires_in` and a refresh token
+    /// can renew it: one hour, the lifetime most servers give. RFC 6749 §5.1 leaves the default to the server's
+    /// documentation; a bounded guess, after which the token is refreshed at its first use, is safer than using it for
+    /// ever.
+    public static let assumedLifetime = 3600
+
+    /// `now + expires_in`. Without `expires_in` (absent, or unreadable, which the wire reads as absent):
+    /// `now + assumedLifetime` when the token is `renewable` (a refresh token can replace it), else nil. A negative
+    /// `expires_in` counts as already expired; one longer than ``TokenResponse/maximumLifetime`` (possible in a
+    /// response built in code, not in one read from a server) as that long, so that the expiry stays inside
+    /// ``storedTimes``.
+    static func expiry(of response: TokenResponse, receivedAt now: Date, renewable: Bool) -> Date? {
+        guard let seconds = response.expiresIn ?? (renewable ? assumedLifetime : nil) else { return nil }
+        return now.addingTimeInterval(TimeInterval(min(max(seconds, 0), TokenResponse.maximumLifetime)))
     }
 
     /// Whether a token that expires at `expiresAt` is still valid after `date`; one of unknown expiry is.

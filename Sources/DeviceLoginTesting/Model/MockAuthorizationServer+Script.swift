@@ -97,6 +97,10 @@ extension MockAuthorizationServer {
         /// This OAuth error, with this status (as the dialect would send it): `.oauthError(.invalidGrant)` ends a
         /// refresh session.
         case oauthError(OAuthError.Code, status: Int = 400)
+        /// This OAuth error, with an `error_description`, an `error_uri` and an `echo` member that repeat every
+        /// credential the request carried (the client secret, in the form or HTTP Basic; the device code; the refresh
+        /// token): a careless or hostile server, to show that a client never prints what it sent.
+        case echoingCredentials(OAuthError.Code, status: Int = 400)
         /// A plain HTTP failure such as 503 or 429, with `Retry-After` in seconds when given.
         case httpError(status: Int, retryAfter: Int? = nil)
         /// No answer: the in-process transport throws `TransportError` `connectionFailed`; the listener closes

@@ -58,7 +58,7 @@ extension MockServerState {
         code.lastPollAt = now
 
         var reply: Reply
-        switch effect(of: code.script.faults[number], writer) {
+        switch effect(of: code.script.faults[number], incoming, writer) {
         case .replace(let faulted):
             reply = faulted
         case .delay(let delay):
@@ -119,7 +119,7 @@ extension MockServerState {
 
     private mutating func refresh(_ incoming: Incoming, _ writer: WireWriter) throws(ReplyError) -> Reply {
         refreshRequestCount += 1
-        let delay = try delay(for: configuration.refreshFaults[refreshRequestCount], writer)
+        let delay = try delay(for: configuration.refreshFaults[refreshRequestCount], incoming, writer)
         let clientID = try authenticateClient(incoming, writer)
         guard let refreshToken = incoming.value("refresh_token") else {
             return writer.oauthError(.invalidRequest, "The refresh_token parameter is missing.")

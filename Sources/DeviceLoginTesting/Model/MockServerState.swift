@@ -212,19 +212,46 @@ struct MockServerState {
         case slowDown
     }
 
-    func effect(of fault: Server.Fault?, _ writer: WireWriter) -> FaultEffect {
+    func effect(of fault: Server.Fault?, _ incoming: Incoming, _ writer: WireWriter) -> FaultEffect {
         guard let fault else { return .none }
         switch fault {
         case .delay(let delay): return .delay(delay)
         case .slowDown: return .slowDown
+        case .echoingCredentials(let code, let status):
+            let echoed = Self.credentials(of: incoming)
+            let extra: JSONObject = [
+                "error_uri": .string("https://errors.example/?echo=" + echoed.joined(separator: ",")),
+                "echo": .array(echoed.map(JSONValue.string)),
+            ]
+            let description = "Refused what you sent: " + echoed.joined(separator: " ")
+            return .replace(writer.oauthError(code, description, status: status, extra: extra))
         default: return writer.reply(for: fault).map(FaultEffect.replace) ?? .none
         }
     }
 
+    /// Every credential `incoming` carries, for ``MockAuthorizationServer/Fault/echoingCredentials(_:status:)``:
+    /// the values of secret form fields, the `Authorization` header's credential, and HTTP Basic's secret decoded.
+    static func credentials(of incoming: Incoming) -> [String] {
+        var found = incoming.form.filter { Redaction.secretFields.contains($0.0) }.map(\.1)
+        if let authorization = incoming.request.header("Authorization"),
+            let credential = authorization.split(separator: " ", maxSplits: 1).last.map(String.init)
+        {
+            found.append(credential)
+            if let decoded = Data(base64Encoded: credential).map({ String(decoding: $0, as: UTF8.self) }),
+                let colon = decoded.firstIndex(of: ":")
+            {
+                found.append(FormEncoding.unescape(decoded[decoded.index(after: colon)...]))
+            }
+        }
+        return found.filter { !$0.isEmpty }
+    }
+
     /// The delay a fault of a counted request (device authorization, refresh) adds; a fault that replaces the
     /// answer is thrown.
-    func delay(for fault: Server.Fault?, _ writer: WireWriter) throws(ReplyError) -> Duration {
-        switch effect(of: fault, writer) {
+    func delay(
+        for fault: Server.Fault?, _ incoming: Incoming, _ writer: WireWriter
+    ) throws(ReplyError) -> Duration {
+        switch effect(of: fault, incoming, writer) {
         case .replace(let reply): throw ReplyError(reply)
         case .delay(let delay): return delay
         case .slowDown: throw ReplyError(writer.oauthError(.slowDown))
@@ -281,7 +308,8 @@ struct MockServerState {
         let writer = writer(for: incoming)
         try checkOAuthPost(incoming, writer)
         deviceAuthorizationRequestCount += 1
-        let delay = try delay(for: configuration.deviceAuthorizationFaults[deviceAuthorizationRequestCount], writer)
+        let delay = try delay(
+            for: configuration.deviceAuthorizationFaults[deviceAuthorizationRequestCount], incoming, writer)
         let clientID = try authenticateClient(incoming, writer)
         let dpopKey = try proofKey(incoming, writer, required: requiresDPoP(client: clientID), boundTo: nil)
         let scopes = incoming.value("scope")?.split(separator: " ").map(String.init) ?? []

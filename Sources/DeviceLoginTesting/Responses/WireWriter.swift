@@ -117,7 +117,8 @@ struct WireWriter {
     /// (``MockAuthorizationServer/Fault/delay(_:)``, ``MockAuthorizationServer/Fault/slowDown``).
     func reply(for fault: MockAuthorizationServer.Fault) -> Reply? {
         switch fault {
-        case .delay, .slowDown:
+        case .delay, .slowDown, .echoingCredentials:
+            // `.echoingCredentials` needs the request: MockServerState.effect(of:_:_:) builds it.
             return nil
         case .oauthError(let code, let status):
             return oauthError(code, status: status)

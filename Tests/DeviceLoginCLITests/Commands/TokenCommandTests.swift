@@ -326,6 +326,42 @@ struct TokenCommandTests {
             #expect(model.refreshRequestCount == ways.count)
         }
     }
+
+    // Issue 17: a refresh token or client secret the server repeated in error_description reached stderr.
+    @Test("a refresh refused by a server echoing the refresh token and the client secret: neither on stderr")
+    func echoedSecrets() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let secret = "token-secret-\(UUID().uuidString)"
+        let model = model()
+        model.configure { $0.clients = [.init(id: "conf", authentication: .clientSecretBasic(secret: secret))] }
+        try await LoopbackServer.withRunning(model: model) { server in
+            let client = ClientConfiguration(clientID: "conf", authentication: .clientSecretBasic(secret: secret))
+            let response = try await signIn(server, model: model, home: home, profile: "default", client: client)
+            let refreshToken = try #require(response.refreshToken)
+            // server_error keeps the session, so it is tried with and without the trace; invalid_grant ends it.
+            let serverError = OAuthError.Code(rawValue: "server_error")
+            let runs = [(serverError, [String]()), (serverError, ["--verbose"]), (.invalidGrant, [])]
+            for (code, words) in runs {
+                try await expire(profile: "default", home: home)
+                let faults = (1...40).map { ($0, MockAuthorizationServer.Fault.echoingCredentials(code)) }
+                model.configure { $0.refreshFaults = Dictionary(uniqueKeysWithValues: faults) }
+                let result = try await BinaryHarness.run(
+                    ["token"] + words,
+                    environment: ["DEVICE_LOGIN_HOME": home.path, "DEVICE_LOGIN_CLIENT_SECRET": secret])
+                #expect(result.status != 0)
+                for text in [result.stdout, result.stderr] {
+                    #expect(!text.contains(secret), "\(text)")
+                    #expect(!text.contains(refreshToken), "\(text)")
+                    #expect(!text.contains(response.accessToken), "\(text)")
+                }
+                // The error itself, not the trace (which redacted before): it says a value was there.
+                let error = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("device-login: http") }
+                #expect(
+                    error.contains { $0.contains("[redacted, \(refreshToken.count) chars]") }, "\(result.stderr)")
+            }
+        }
+    }
 }
 
 @Suite("token --json: the v1 shape")

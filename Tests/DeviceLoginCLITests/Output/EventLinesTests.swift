@@ -171,4 +171,40 @@ struct EventLinesBinaryTests {
             #expect(run.stderr.contains("Refused to show the sign-in address"), "\(run.stderr)")
         }
     }
+
+    // Issue 17: a secret the server repeated in error_description reached stderr and the failed line.
+    @Test("A server echoing the device code and the client secret: neither on stdout nor stderr, a marker instead")
+    func echoedSecrets() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let secret = "echoed-secret-\(UUID().uuidString)"
+        let model = MockAuthorizationServer(
+            configuration: MockAuthorizationServer.Configuration(
+                interval: 1, recording: .summary,
+                defaultScript: MockAuthorizationServer.Script.pending.with(
+                    .echoingCredentials(.invalidClient), atPoll: 1)))
+        model.configure { $0.clients = [.init(id: "conf", authentication: .clientSecretPost(secret: secret))] }
+        let environment = [
+            "DEVICE_LOGIN_HOME": home.path, "PATH": "/usr/bin:/bin", "NO_PROXY": "*",
+            "DEVICE_LOGIN_CLIENT_SECRET": secret,
+        ]
+        try await LoopbackServer.withRunning(model: model) { server in
+            for extra in [[], ["--verbose"]] {
+                let run = try await BinaryHarness.run(
+                    [
+                        "login", "--events", "--issuer", server.issuer, "--client-id", "conf",
+                        "--client-auth", "post", "--qr", "never", "--no-store",
+                    ] + extra,
+                    environment: environment)
+                let deviceCode = try #require(model.lastAuthorization?.deviceCode)
+                #expect(run.status != 0)
+                for (name, text) in [("stdout", run.stdout), ("stderr", run.stderr)] {
+                    #expect(!text.contains(secret) && !text.contains(deviceCode), "\(name): \(text)")
+                }
+                let failed = try #require(run.stdout.split(separator: "\n").last)
+                #expect(failed.contains(#""event":"failed""#) && failed.contains("[redacted, "), "\(failed)")
+                #expect(run.stderr.contains("[redacted, \(deviceCode.count) chars]"), "\(run.stderr)")
+            }
+        }
+    }
 }

@@ -65,4 +65,22 @@ import Testing
         let onlyEC = JSONWebKeySet(keys: set.keys.filter { $0.keyType == "EC" })
         #expect(try onlyEC.key(for: .rs256, keyID: nil) == nil)
     }
+
+    // Issue 17: a refused key left no trace, so a token naming it read "no key k1".
+    @Test("a skipped entry with a kid keeps why it was refused; the first of a kid wins, a kid too long is not kept")
+    func refusedKeysKeepTheirReason() throws {
+        let small = Base64URL.encode([0xC0] + [UInt8](repeating: 0x55, count: 127))
+        let entries: [JSONValue] = [
+            .object(["kty": .string("RSA"), "kid": .string("k1"), "n": .string(small), "e": .string("AQAB")]),
+            .object(["kty": .string("oct"), "kid": .string("k1"), "k": .string("AAAA")]),
+            .object(["kty": .string("oct"), "kid": .string("k2"), "k": .string("AAAA")]),
+            .object(["kty": .string("oct"), "kid": .string(String(repeating: "k", count: 300))]),
+            .object(["kty": .string("oct")]),
+        ]
+        let set = try JSONWebKeySet(jsonObject: ["keys": .array(entries)])
+        #expect(set.skipped == 5)
+        #expect(set.refusedKeys["k1"] == "the RSA modulus has 1024 bits; 2048 to 8192 are accepted")
+        #expect(set.refusedKeys["k2"]?.contains("oct") == true)
+        #expect(set.refusedKeys.count == 2)
+    }
 }

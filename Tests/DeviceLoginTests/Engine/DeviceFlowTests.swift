@@ -136,6 +136,41 @@ struct DeviceFlowTests {
         #expect(error.message.contains("invalid_client"))
     }
 
+    // Issue 17: a server that repeated the device code or the client secret in its error had it printed.
+    @Test(
+        "a server that echoes the device code and the client secret in its error: neither survives into the error",
+        arguments: [
+            ClientAuthentication.clientSecretPost(secret: "post-secret-\(UUID().uuidString)"),
+            .clientSecretBasic(secret: "basic-secret-\(UUID().uuidString)"),
+        ])
+    func echoedSecretsAreRedacted(authentication: ClientAuthentication) async throws {
+        let client = ClientConfiguration(clientID: "confidential", authentication: authentication)
+        let harness = try FlowHarness(
+            script: MockAuthorizationServer.Script.pending.with(.echoingCredentials(.invalidClient), atPoll: 1),
+            configure: { $0.clients = [.init(id: "confidential", authentication: authentication)] },
+            client: client)
+        let (result, _) = await harness.run()
+        guard case .failure(let error as DeviceLoginError) = result, let oauthError = error.oauthError else {
+            Issue.record("expected a DeviceLoginError with the server's error, got \(result)")
+            return
+        }
+        let deviceCode = try #require(harness.server.lastAuthorization?.deviceCode)
+        let secret = try #require(authentication.secret)
+        let shown = [
+            error.message, error.description, oauthError.summary, oauthError.uri ?? "", oauthError.body,
+            "\(oauthError.additionalFields)",
+        ]
+        for text in shown {
+            #expect(!text.contains(deviceCode) && !text.contains(secret), "\(text)")
+        }
+        #expect(oauthError.description?.contains("[redacted, \(deviceCode.count) chars]") == true)
+        #expect(oauthError.description?.contains("[redacted, \(secret.count) chars]") == true)
+        #expect(error.message.contains("[redacted, "))
+        // The events' failed line too.
+        let line = FlowEventEncoder().failedLine(error, context: FlowEventContext(at: Date(), exitCode: 76))
+        #expect(!line.contains(deviceCode) && !line.contains(secret) && line.contains("[redacted, "), "\(line)")
+    }
+
     @Test("503 with Retry-After: wait the longer of it and the backoff, then carry on")
     func retryAfter() async throws {
         let harness = try FlowHarness(

@@ -189,4 +189,29 @@ struct FlowEventEncoderTests {
                 == #"{"v":1,"event":"succeeded","at":"2027-01-15T08:00:00Z","profile":null,"#
                 + #""expires_at":"2027-01-15T09:00:00Z","scopes":["openid","read:all"]}"#)
     }
+
+    // Issue 17: the failed line repeated a secret the server had echoed in its error description.
+    @Test("failed and retrying lines: every secret the process holds is replaced by a marker, whatever carried it")
+    func secretsAreRedacted() {
+        let tokens = TokenSet(
+            accessToken: "access-\(UUID().uuidString)", expiresAt: nil, refreshToken: "refresh-\(UUID().uuidString)",
+            idToken: "id-\(UUID().uuidString)", issuedAt: Date())
+        let secrets = [tokens.accessToken, tokens.refreshToken ?? "", tokens.idToken ?? ""]
+        let echo = secrets.joined(separator: " ")
+        // Set after the error is made, as a caller may: the encoder must not rely on the error's own scrubbing.
+        var error = DeviceLoginError(.oauth, "refused")
+        error.message = "the server refused: \(echo)"
+        error.hint = "try \(echo)"
+        let encoder = FlowEventEncoder()
+        let context = FlowEventContext(at: Date(timeIntervalSince1970: 0), exitCode: 76)
+        let lines = [
+            encoder.failedLine(error, context: context),
+            encoder.failedLine(code: "failure", message: echo, context: context),
+            encoder.line(for: .retrying(attempt: 1, delay: .seconds(5), reason: echo), context: context) ?? "",
+        ]
+        for line in lines {
+            for secret in secrets { #expect(!line.contains(secret), "\(line)") }
+            #expect(line.contains("[redacted, "), "\(line)")
+        }
+    }
 }

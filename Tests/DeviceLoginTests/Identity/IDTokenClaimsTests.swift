@@ -85,7 +85,7 @@ import Testing
     /// One audience is written as a string, several as an array (RFC 7519 §4.1.3 allows both).
     @Test func wireFormByteForByte() throws {
         var payload = Fixtures.idClaims()
-        payload["exp"] = .string("1700003600")
+        payload["exp"] = .number(1_700_003_600)
         payload["auth_time"] = .number(1_699_999_990.5)
         payload["email_verified"] = .bool(false)
         payload["x"] = .null
@@ -108,6 +108,31 @@ import Testing
         }
     }
 
+    // Issue 17: `"exp": "1700003600"` and `"sub": 42` were read as a date and as the text "42".
+    @Test(
+        "a claim the checks use, of the wrong JSON type, is refused by name (OpenID Connect Core §2)",
+        arguments: [
+            ("exp", JSONValue.string("1700003600"), "the ID token's exp claim is a string, not a number"),
+            ("iat", .bool(true), "the ID token's iat claim is a boolean, not a number"),
+            ("sub", .number(42), "the ID token's sub claim is a number, not a string"),
+            ("iss", .object([:]), "the ID token's iss claim is an object, not a string"),
+            ("aud", .array([.string("cli"), .null]), "the ID token's aud claim is an array, not a string or a"),
+            ("auth_time", .string("1699999990"), "the ID token's auth_time claim is a string, not a number"),
+            ("nonce", .number(1), "the ID token's nonce claim is a number, not a string"),
+            ("azp", .bool(false), "the ID token's azp claim is a boolean, not a string"),
+            ("sub", .string(String(repeating: "x", count: 256)), "the ID token's sub claim is not at most 255 ASCII"),
+        ] as [(String, JSONValue, String)])
+    func wronglyTypedClaimIsNamed(claim: String, value: JSONValue, message: String) {
+        var payload = Fixtures.idClaims()
+        payload[claim] = value
+        #expect {
+            try IDTokenClaims(jsonObject: payload)
+        } throws: { error in
+            (error as? DeviceLoginError)?.code == .invalidIDToken
+                && (error as? DeviceLoginError)?.message.hasPrefix(message) == true
+        }
+    }
+
     @Test func codableRoundTripKeepsUnknownClaims() throws {
         var payload = Fixtures.idClaims()
         payload["groups"] = .array([.string("dev")])
@@ -126,7 +151,8 @@ import Testing
         #expect(throws: DeviceLoginError.self) {
             try claims.validate(issuer: Fixtures.issuer, clientID: "cli", now: Fixtures.start)
         }
+        // Issue 17: a member that is not a string is no longer dropped; the whole claim is of the wrong type.
         payload["aud"] = .array([.string("other"), .number(1), .string("cli")])
-        #expect(try IDTokenClaims(idToken: Fixtures.jwt(payload)).audience == ["other", "cli"])
+        #expect(throws: DeviceLoginError.self) { try IDTokenClaims(idToken: Fixtures.jwt(payload)) }
     }
 }

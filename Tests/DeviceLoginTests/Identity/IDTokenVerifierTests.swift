@@ -239,6 +239,79 @@ import Testing
         #expect(harness.fetches == 0, "refused before any key is fetched")
     }
 
+    // Issue 17: a string exp or a numeric sub was read leniently, and the token reported verified.
+    @Test(
+        arguments: [
+            (["exp": JSONValue.string("1800003600")], "exp claim is a string, not a number"),
+            (["iat": .string("1800000000")], "iat claim is a string, not a number"),
+            (["auth_time": .string("1799999990")], "auth_time claim is a string, not a number"),
+            (["auth_time": .bool(true)], "auth_time claim is a boolean, not a number"),
+            (["sub": .number(42)], "sub claim is a number, not a string"),
+            (["sub": .string(String(repeating: "u", count: 256))], "sub claim is not at most 255 ASCII characters"),
+            (["sub": .string("usér-1")], "sub claim is not at most 255 ASCII characters"),
+            (["iss": .array([.string("https://auth.example.test")])], "iss claim is an array, not a string"),
+            (["aud": .array([.string("test-client"), .number(1)])], "aud claim is an array, not a string or"),
+            (["aud": .array([])], "aud claim is an array, not a string or a non-empty array of strings"),
+            (["aud": .number(1)], "aud claim is a number"),
+            (["nonce": .number(7)], "nonce claim is a number, not a string"),
+            (["azp": .number(7)], "azp claim is a number, not a string"),
+            (["azp": .null], "azp claim is null, not a string"),
+        ] as [([String: JSONValue?], String)])
+    func claimsOfTheWrongTypeAreRefusedByName(changes: [String: JSONValue?], problem: String) async throws {
+        let harness = try Harness(.es256)
+        let verdict = await harness.verify(try harness.token(changes))
+        #expect(verdict.outcome == .refused)
+        #expect(!verdict.isVerified)
+        #expect(verdict.problem?.contains(problem) == true, "\(verdict)")
+    }
+
+    @Test("well-typed optional claims and a 255-character ASCII sub verify")
+    func wellTypedClaimsVerify() async throws {
+        let harness = try Harness(.es256)
+        let changes: [String: JSONValue?] = [
+            "sub": .string(String(repeating: "u", count: 255)), "auth_time": .number(1_799_999_990),
+            "nonce": .string("n-1"), "azp": .string(Harness.clientID),
+            "aud": .array([.string(Harness.clientID), .string("api")]),
+        ]
+        let verdict = await harness.verify(try harness.token(changes))
+        #expect(verdict.isVerified, "\(verdict)")
+    }
+
+    // Issue 17: a key the set refused (1024 bits) was reported as missing ("no key k1").
+    @Test("a token naming a key the set refused says why it was refused, cleaned of control characters")
+    func aRefusedKeyIsNamedWithItsReason() async throws {
+        func json(_ object: JSONObject) throws -> String {
+            String(decoding: try JSONValue.encode(object), as: UTF8.self)
+        }
+        let modulus = Base64URL.encode([0xC0] + [UInt8](repeating: 0x55, count: 127))
+        for kid in ["k1", "k\u{1B}[31m2\u{202E}"] {
+            let key: JSONObject = [
+                "kty": .string("RSA"), "kid": .string(kid), "n": .string(modulus), "e": .string("AQAB"),
+                "alg": .string("RS256"),
+            ]
+            let jwks = try json(["keys": .array([.object(key)])])
+            let transport = ScriptedTransport(otherwise: ScriptedTransport.json(jwks))
+            let verifier = IDTokenVerifier(
+                jwksURI: URL(string: "https://auth.example.test/jwks"), keys: JSONWebKeySetCache(clock: ManualClock()),
+                fetcher: JSONWebKeySetFetcher(transport: transport))
+            let header = try json(["alg": .string("RS256"), "kid": .string(kid)])
+            let claims = try json([
+                "iss": .string("https://auth.example.test"), "sub": .string("user-1"), "aud": .string("cli"),
+                "iat": .number(1_800_000_000), "exp": .number(1_800_003_600),
+            ])
+            let token = [Array(header.utf8), Array(claims.utf8), [1, 2, 3]].map(Base64URL.encode).joined(separator: ".")
+            let verdict = await verifier.verify(
+                token, expecting: .init(issuer: "https://auth.example.test", clientID: "cli"),
+                at: Date(timeIntervalSince1970: 1_800_000_000))
+            #expect(verdict.outcome == .refused)
+            let problem = try #require(verdict.problem)
+            let reason = "was refused: the RSA modulus has 1024 bits; 2048 to 8192 are accepted"
+            #expect(problem.contains(reason), "\(problem)")
+            #expect(!problem.contains("has no key"))
+            #expect(!problem.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E }, "\(problem)")
+        }
+    }
+
     @Test func theIssuerMustMatchExactly() async throws {
         let harness = try Harness(.es256)
         let verdict = await harness.verify(try harness.token(["iss": .string(harness.server.issuer + "/")]))

@@ -168,4 +168,20 @@ struct DeviceAuthorizationResponseTests {
             #"{"device_code":"d","user_code":"WDJB-MJHT","verification_uri":"https://a/d","expires_in":\#(sent)}"#
         #expect(try parse(json).expiresIn == expected)
     }
+
+    // Issue 17: 1e15 and 3600.5 were unreadable as whole numbers, so they fell back to 5 s: polling faster than asked.
+    @Test(
+        "an interval above the cap polls at the cap, a fraction rounds up (RFC 8628 §3.5: never faster than asked)",
+        arguments: [
+            ("3599", 3599), ("3600", 3600), ("3600.5", 3600), ("3601", 3600), ("1e15", 3600),
+            ("1.7976931348623157e308", 3600), ("2.5", 3), ("3599.5", 3600), (#""3600.5""#, 3600),
+            (#""1e15""#, 3600), (#""1000000000000000000000""#, 3600), (#""Infinity""#, 3600), (#""inf""#, 3600),
+            (#""2.5""#, 3), (#""nan""#, 5), (#""-inf""#, 5),
+        ] as [(String, Int)])
+    func intervalAboveTheCapIsTheCap(interval: String, expected: Int) throws {
+        let json =
+            #"{"device_code":"d","user_code":"u","verification_uri":"https://e/d","expires_in":60,"interval":"#
+            + interval + "}"
+        #expect(try parse(json).effectiveInterval == expected)
+    }
 }

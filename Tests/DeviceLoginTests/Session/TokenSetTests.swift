@@ -22,10 +22,36 @@ import Testing
         #expect(tokens.expiresAt.map { TokenSet.storedTimes.contains($0.timeIntervalSince1970) } == true)
     }
 
-    @Test func withoutExpiresInTheTokenHasNoExpiryAndStaysUsable() {
+    /// Without a refresh token the token cannot be renewed: it is used until a resource server rejects it (GitHub's
+    /// OAuth apps send neither).
+    @Test func withoutExpiresInNorRefreshTokenTheTokenHasNoExpiryAndStaysUsable() {
         let tokens = TokenSet(response: TokenResponse(accessToken: "AT"), receivedAt: Fixtures.start)
         #expect(tokens.expiresAt == nil)
         #expect(tokens.accessToken(validAfter: Fixtures.start.addingTimeInterval(1e9)) == "AT")
+    }
+
+    // Issue 17: an unparsable expires_in ("soon") read as absent, and absent made a token valid for ever, so a
+    // session with a refresh token never refreshed.
+    @Test(
+        "expires_in absent or unreadable, with a refresh token: an hour's lifetime, then refreshed at the first use",
+        arguments: [
+            "", #","expires_in":"soon""#, #","expires_in":"""#, #","expires_in":"1 hour""#, #","expires_in":null"#,
+            #","expires_in":"1e300""#, #","expires_in":true"#,
+        ])
+    func unreadableExpiresInIsAnAssumedLifetime(fragment: String) throws {
+        let json = #"{"access_token":"AT","token_type":"Bearer","refresh_token":"RT""# + fragment + "}"
+        let response = try TokenResponse(jsonObject: try JSONValue.decodeObject(from: Data(json.utf8)))
+        #expect(response.expiresIn == nil, "read as absent")
+        let tokens = TokenSet(response: response, receivedAt: Fixtures.start)
+        #expect(tokens.expiresAt == Fixtures.start.addingTimeInterval(3600))
+        #expect(tokens.accessToken(validAfter: Fixtures.start.addingTimeInterval(3599)) == "AT")
+        #expect(tokens.accessToken(validAfter: Fixtures.start.addingTimeInterval(3600)) == nil)
+        // A refresh that again sends no readable lifetime gets the same bounded one, from when it arrived.
+        let later = Fixtures.start.addingTimeInterval(4000)
+        let next = tokens.refreshed(with: response, receivedAt: later)
+        #expect(next.expiresAt == later.addingTimeInterval(3600))
+        let resource = tokens.refreshed(with: response, for: Fixtures.api, receivedAt: later)
+        #expect(resource.resourceTokens[Fixtures.api]?.expiresAt == later.addingTimeInterval(3600))
     }
 
     @Test(arguments: [(-1.0, "AT-1" as String?), (0.0, nil), (1.0, nil)])

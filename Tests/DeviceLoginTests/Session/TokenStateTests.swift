@@ -97,6 +97,22 @@ import Testing
         #expect(harness.transport.requests.isEmpty)
     }
 
+    // Issue 17: a token whose expires_in could not be read was used for ever; it is refreshed once its assumed
+    // lifetime is over.
+    @Test func aTokenWithAnUnreadableExpiresInIsRefreshedAfterTheAssumedLifetime() async throws {
+        let first = #"{"access_token":"AT-1","token_type":"Bearer","refresh_token":"RT-1","expires_in":"soon"}"#
+        let harness = try TokenStateHarness(
+            tokens: nil, replies: [ScriptedTransport.json(Fixtures.tokenJSON(access: "AT-2"))])
+        try await harness.state.load()
+        let response = try TokenResponse(jsonObject: try JSONValue.decodeObject(from: Data(first.utf8)))
+        try await harness.state.store(response)
+        #expect(try await harness.state.freshAccessToken() == "AT-1")
+        #expect(harness.transport.requests.isEmpty)
+        harness.wall.advance(seconds: 3600)
+        #expect(try await harness.state.freshAccessToken() == "AT-2")
+        #expect(harness.transport.requests.map(\.bodyText) == [TokenStateHarness.refreshBody("RT-1")])
+    }
+
     @Test func eachObserverGetsTheCurrentStatusThenEveryChangeInOrder() async throws {
         let refreshed = Fixtures.tokenJSON(access: "AT-2", refresh: "RT-2")
         let harness = try TokenStateHarness(replies: [ScriptedTransport.json(refreshed)])

@@ -60,6 +60,34 @@ extension WireKind where Value == Int {
     }
 }
 
+extension WireKind where Value == Int {
+    /// A wait in seconds that the server asks for (a polling `interval`), written as a JSON number: never read as
+    /// shorter than sent. A fraction rounds up; anything above `cap`, infinity and numbers too large for any integer
+    /// included, reads as `cap`, and anything below `-cap` as `-cap` (the caller gives no meaning to a wait of 0 or
+    /// less); NaN and what is no number are unreadable.
+    ///
+    /// Quirk: a string holding the number is accepted, as ``integer`` accepts it (Microsoft's v1 endpoint, some
+    /// Keycloak proxies, GitHub's form-encoded answers).
+    static func waitSeconds(atMost cap: Int) -> WireKind {
+        WireKind(
+            read: { value in
+                let seconds: Double
+                switch value {
+                case .number(let number): seconds = number
+                case .string(let text):
+                    guard let number = Double(text.trimmed()) else { return nil }
+                    seconds = number
+                default: return nil
+                }
+                guard !seconds.isNaN else { return nil }
+                // RFC 8628 §3.5: never poll sooner than asked, so a wait beyond the cap is the cap, not the default.
+                return Int(min(max(seconds, -Double(cap)), Double(cap)).rounded(.up))
+            },
+            write: { .number(Double($0)) }
+        )
+    }
+}
+
 extension String {
     /// Whether the text has at least one character a person can see: not only spaces, line separators and
     /// characters that draw nothing (`Unicode.Scalar.drawsNothing`: controls, format characters, Hangul fillers,

@@ -22,6 +22,19 @@ struct WireKindTests {
         #expect(WireKind.integer.read(value) == expected)
     }
 
+    @Test(
+        "waitSeconds: rounded up, anything above the cap (infinity included) is the cap, NaN is unreadable",
+        arguments: [
+            (JSONValue.number(5), 5), (.number(2.5), 3), (.number(3600), 3600), (.number(3600.5), 3600),
+            (.number(1e15), 3600), (.number(.greatestFiniteMagnitude), 3600), (.number(.infinity), 3600),
+            (.number(0), 0), (.number(-3), -3), (.number(-1e15), -3600), (.number(-.infinity), -3600),
+            (.number(.nan), nil), (.string("3600.5"), 3600), (.string(" 1e15 "), 3600), (.string("Infinity"), 3600),
+            (.string("nan"), nil), (.string("soon"), nil), (.string(""), nil), (.bool(true), nil), (.null, nil),
+        ] as [(JSONValue, Int?)])
+    func waitSeconds(value: JSONValue, expected: Int?) {
+        #expect(WireKind.waitSeconds(atMost: 3600).read(value) == expected)
+    }
+
     @Test("integer is written as a JSON number")
     func integerWrite() {
         #expect(WireKind.integer.write(60) == .number(60))
