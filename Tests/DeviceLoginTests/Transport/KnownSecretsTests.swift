@@ -41,4 +41,21 @@ struct KnownSecretsTests {
         #expect(set.scrub("second") == "second")
         #expect(set.scrub("third3 fourth") == "[redacted, 6 chars] [redacted, 6 chars]")
     }
+
+    @Test("overlapping secrets: the stretch they cover together is one marker, no part of either left shown")
+    func overlapping() {
+        var set = KnownSecrets(capacity: 4)
+        set.remember("abcdefgh")
+        set.remember("efghijkl")
+        #expect(set.scrub("<abcdefghijkl>") == "<[redacted, 12 chars]>")
+        #expect(set.scrub("abcdefg efghijk") == "abcdefg efghijk")
+    }
+
+    @Test("a value forgotten beyond the capacity is no longer scrubbed; text without a secret is returned as it is")
+    func forgotten() {
+        var set = KnownSecrets(capacity: 2)
+        for value in ["secret-one", "secret-two", "secret-three"] { set.remember(value) }
+        #expect(set.scrub("secret-one secret-two") == "secret-one [redacted, 10 chars]")
+        #expect(set.scrub("nothing to hide here, ünïcödé") == "nothing to hide here, ünïcödé")
+    }
 }
