@@ -7,6 +7,8 @@
 struct URIHostSpan: Sendable, Hashable {
     /// The scheme, `://` and any user info with its `@`.
     let prefix: String
+    /// The scheme as written, without its `:`.
+    var scheme: String { String(prefix.prefix { $0 != ":" }) }
     /// The host as written, not lowercased.
     let host: String
     /// The port with its `:`, the path, the query and the fragment.

@@ -10,6 +10,10 @@
 /// - `verification_uri_complete` leads to another host than `verification_uri`
 ///   (``Warning/Kind/completeURIOnAnotherHost``): then ``allowsQRCode`` is false, since a QR code would carry the
 ///   other host where the person cannot read it, and ``verificationURIComplete`` is nil;
+/// - `verification_uri` is `https` but `verification_uri_complete` is not (``Warning/Kind/completeURIDowngraded``):
+///   a QR code would carry the code over plain `http`, where anyone on the network can read or redirect it, and the
+///   person cannot see the missing `s`; so, as for another host, ``allowsQRCode`` is false and
+///   ``verificationURIComplete`` is nil;
 /// - the host is internationalised (``Warning/Kind/internationalizedHost``): ``verificationURI`` then shows it in
 ///   Punycode (`https://xn--80ak6aa92e.com/`), the form in which look-alike letters cannot pass for others.
 ///
@@ -35,7 +39,7 @@ public struct VerificationHostCheck: Sendable, Hashable {
         /// Which warning this is. A struct over a private enum: new kinds may be added, so keep a `default` case.
         public struct Kind: Hashable, Sendable, CustomStringConvertible {
             private enum Value: String, Hashable, Sendable {
-                case outsideIssuerDomain, completeURIOnAnotherHost, internationalizedHost
+                case outsideIssuerDomain, completeURIOnAnotherHost, completeURIDowngraded, internationalizedHost
             }
             private let value: Value
 
@@ -45,6 +49,10 @@ public struct VerificationHostCheck: Sendable, Hashable {
             /// `verification_uri_complete` leads to ``Warning/otherHost``, not to `verification_uri`'s
             /// ``Warning/host``: show neither its link nor a QR code.
             public static let completeURIOnAnotherHost = Kind(value: .completeURIOnAnotherHost)
+            /// `verification_uri` is `https` but `verification_uri_complete` is not (on the same host: another
+            /// host is ``completeURIOnAnotherHost``): show neither its link nor a QR code. ``Warning/otherHost`` is
+            /// the complete URI's host.
+            public static let completeURIDowngraded = Kind(value: .completeURIDowngraded)
             /// ``Warning/host`` has non-ASCII characters (or arrived as Punycode); it is shown in Punycode.
             public static let internationalizedHost = Kind(value: .internationalizedHost)
 
@@ -81,10 +89,11 @@ public struct VerificationHostCheck: Sendable, Hashable {
     /// Why the addresses must not be shown at all (a host longer than DNS allows), or nil.
     public let refusal: String?
 
-    /// Whether a QR code may be drawn: false when `verification_uri_complete` leads to another host, or the
-    /// address is refused.
+    /// Whether a QR code may be drawn: false when `verification_uri_complete` leads to another host or downgrades
+    /// `https` to another scheme, or the address is refused.
     public var allowsQRCode: Bool {
-        refusal == nil && !warnings.contains { $0.kind == .completeURIOnAnotherHost }
+        refusal == nil
+            && !warnings.contains { $0.kind == .completeURIOnAnotherHost || $0.kind == .completeURIDowngraded }
     }
 
     /// What a QR code should encode when ``allowsQRCode``: the complete URI when there is one, else the plain one
@@ -138,6 +147,16 @@ public struct VerificationHostCheck: Sendable, Hashable {
                         message: "The server's two sign-in links lead to different hosts, \(host.ascii) and "
                             + "\(other.ascii): only the link to \(host.ascii) is shown, and no QR code."
                     ))
+            } else if let complete, let scheme = complete.scheme, plain.scheme == "https", scheme != "https" {
+                completeShown = nil
+                let used = scheme == "http" ? "plain http" : scheme
+                warnings.append(
+                    Warning(
+                        kind: .completeURIDowngraded, host: host.ascii, otherHost: complete.host?.ascii,
+                        message: "The server's link with the code filled in uses \(used), not https as its sign-in "
+                            + "page on \(host.ascii) does: anyone on the network could read or change that link. "
+                            + "Only the https link is shown, and no QR code."
+                    ))
             }
             if host.isInternationalized {
                 warnings.append(
@@ -170,14 +189,17 @@ public struct VerificationHostCheck: Sendable, Hashable {
         "chinacloudapi.cn": ["microsoft.com"],
     ]
 
-    /// A verification URI read for the check: the host, if it has one, and the URI as it should be shown.
+    /// A verification URI read for the check: the scheme and host, if it has them, and the URI as it should be shown.
     private struct Address {
         var host: HostName?
+        /// The scheme, lowercased (RFC 3986 §3.1: schemes are case-insensitive); nil without `scheme://`.
+        var scheme: String?
         var shown: String
 
         init(_ uri: String, field: String) throws(Refusal) {
             shown = uri
             guard let span = URIHostSpan(uri) else { return }
+            scheme = span.scheme.lowercased()
             do throws(HostName.Problem) {
                 host = try HostName(span.host)
             } catch {

@@ -22,6 +22,10 @@
 ///   U+1160, U+3164 and U+FFA0, the combining grapheme joiner U+034F, variation selectors), the blank Braille
 ///   pattern U+2800, private-use and unassigned code points. No-break, ideographic and other spaces (category Zs)
 ///   become a plain space.
+/// - Combining marks (general category M: Mn, Mc, Me) past the ``maximumCombiningMarks``-th on one base character.
+///   Marks stack above and below their base, so hundreds of them on one letter ("Zalgo" text) draw over the lines
+///   around it — over a user code or a host name — and cost the terminal time to lay out. A mark that follows a
+///   removed character counts against the base before it: hiding a character between marks does not reset the count.
 ///
 /// Leading and trailing spaces are trimmed, and the result is at most `maxLength` Unicode scalars: longer text is
 /// cut and ends with an ellipsis.
@@ -32,6 +36,16 @@
 public enum Sanitizer {
     /// The default bound on a sanitised string, in Unicode scalars.
     public static let defaultMaxLength = 512
+
+    /// The most combining marks kept on one base character; further marks on it are removed.
+    ///
+    /// Four is what written languages need and little more: Vietnamese puts at most two marks on a vowel (in NFD,
+    /// "ệ" is e, dot below, circumflex), a Devanagari syllable three (nukta, vowel sign, candrabindu), pointed Hebrew
+    /// with cantillation four (shin dot, dagesh, vowel, accent), a Tibetan stack three or four. Unicode's
+    /// Stream-Safe Text Format (UAX #15 §13) allows 30 non-starters in a row, but that bound is for buffers, not
+    /// for the eye: at 30 marks a letter already covers the lines above and below it. Hangul jamo, emoji
+    /// modifiers (skin tones) and regional indicators (flags) are not marks and are not counted.
+    public static let maximumCombiningMarks = 4
 
     /// Returns `text` with every control, escape sequence and invisible format character removed.
     ///
@@ -48,8 +62,15 @@ public enum Sanitizer {
         var keptCount = 0
         var pendingSpaces = 0
         var truncated = false
+        var marksOnBase = 0
         for scalar in text.unicodeScalars {
             guard let visible = filter.visible(scalar) else { continue }
+            if visible.isCombiningMark {
+                marksOnBase += 1
+                if marksOnBase > maximumCombiningMarks { continue }
+            } else {
+                marksOnBase = 0
+            }
             if visible == " " {
                 // Held back until something visible follows, so trailing spaces never appear.
                 if keptCount > 0 { pendingSpaces += 1 }
@@ -83,5 +104,15 @@ public enum Sanitizer {
     /// - Returns: `text` unchanged when it is safe.
     public static func safeURI(_ text: String) -> String? {
         SafeURI(text)?.string
+    }
+}
+
+extension Unicode.Scalar {
+    /// Whether this is a combining mark (general category Mn, Mc or Me), drawn on the character before it.
+    fileprivate var isCombiningMark: Bool {
+        switch properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: true
+        default: false
+        }
     }
 }

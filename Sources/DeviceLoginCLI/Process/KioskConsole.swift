@@ -4,9 +4,11 @@ protocol KioskConsole: Sendable {
     /// Whether a key press can be read: standard input is a terminal.
     var hasKeyboard: Bool { get }
     /// Puts the keyboard in cbreak mode without echo, so a key press is read at once and typing does not draw on the
-    /// screen; Ctrl-C still sends SIGINT.
+    /// screen; Ctrl-C still sends SIGINT. The process's console also starts watching for a lost parent or terminal
+    /// (``SystemKioskConsole``), which ends the sign-in as SIGHUP does.
     func start()
-    /// Puts the keyboard back as ``start()`` found it. Safe to call more than once, and from the interrupt handler.
+    /// Puts the keyboard back as ``start()`` found it, and stops the watch. Safe to call more than once, and from the
+    /// interrupt handler.
     func stop()
     /// The terminal's size after each resize (`SIGWINCH`), until the calling task is cancelled.
     func resizes() -> AsyncStream<KioskConsoleSize>

@@ -13,11 +13,24 @@ import Darwin
 ///
 /// Key presses are waited for with `poll(2)` on a Dispatch queue of its own, never on the cooperative pool; the
 /// wait looks at cancellation every 100 ms.
+///
+/// While the screen is up, it watches for the sign-in being left alone with a terminal nobody is looking at: the
+/// process that started it gone (`kill -9` of the script: the process is then another's child, `getppid()` changes)
+/// or the terminal hung up (its window closed: `poll(2)` says `POLLHUP`, though no `SIGHUP` comes when the terminal
+/// is not the process's controlling one). Either is handled as the `SIGHUP` it stands for: the process sends itself
+/// one, and ``InterruptHandler`` cancels the sign-in, which leaves the alternate screen, shows the cursor, puts the
+/// keyboard mode back, and exits 129.
 final class SystemKioskConsole: KioskConsole {
     private let input: Int32
     private let output: Int32
     /// The terminal mode ``start()`` found, to put back.
     private let saved = Locked<termios?>(nil)
+    /// The timer that watches the parent and the terminal from ``start()`` to ``stop()``.
+    private let watch = Locked<(any DispatchSourceTimer)?>(nil)
+
+    /// How often the parent process and the terminal are looked at: often enough that a lost sign-in is noticed
+    /// before anyone types into a shell drawn over; each look is two system calls.
+    static let watchInterval = DispatchTimeInterval.milliseconds(200)
 
     /// A console on standard input and standard error.
     init(input: Int32 = 0, output: Int32 = 2) {
@@ -28,6 +41,7 @@ final class SystemKioskConsole: KioskConsole {
     var hasKeyboard: Bool { isatty(input) == 1 }
 
     func start() {
+        startWatching()
         guard hasKeyboard else { return }
         var mode = termios()
         guard tcgetattr(input, &mode) == 0 else { return }
@@ -41,8 +55,45 @@ final class SystemKioskConsole: KioskConsole {
     }
 
     func stop() {
+        watch.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
         guard var mode = saved.withLock({ $0 }) else { return }
         _ = tcsetattr(input, TCSANOW, &mode)
+    }
+
+    /// Starts watching for the lost parent or terminal (see the type's description).
+    private func startWatching() {
+        let parent = getppid()
+        let terminals = hasKeyboard ? [output, input] : [output]
+        // Once the shell has taken its terminal back, this process is in a background process group: setting the
+        // terminal's mode or writing there would stop it with SIGTTOU (with `stty tostop`), and the screen would
+        // stay. Ignored, both go through, and the terminal is put back.
+        signal(SIGTTOU, SIG_IGN)
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + Self.watchInterval, repeating: Self.watchInterval)
+        let watch = self.watch
+        timer.setEventHandler {
+            guard Self.isAbandoned(parent: parent, terminals: terminals) else { return }
+            watch.withLock { timer in
+                timer?.cancel()
+                timer = nil
+            }
+            kill(getpid(), SIGHUP)
+        }
+        watch.withLock { $0 = timer }
+        timer.resume()
+    }
+
+    /// Whether the process that started this one is gone (`getppid()` is no longer `parent`: the process was handed
+    /// to init or a subreaper), or one of `terminals` has hung up or gone bad.
+    static func isAbandoned(parent: pid_t, terminals: [Int32]) -> Bool {
+        if getppid() != parent { return true }
+        // No events asked for: POLLHUP, POLLERR and POLLNVAL are reported all the same, and nothing is read.
+        var polled = terminals.map { pollfd(fd: $0, events: 0, revents: 0) }
+        guard poll(&polled, nfds_t(polled.count), 0) > 0 else { return false }
+        return polled.contains { $0.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 }
     }
 
     func resizes() -> AsyncStream<KioskConsoleSize> {

@@ -16,8 +16,10 @@ import DeviceLogin
 ///   links on different hosts), with the line that says why, and none with ``QRMode/never``.
 ///
 /// Among the layouts that fit, the one that shows both the QR code and the large code wins, then the larger QR
-/// code, then the larger letters. Everything is centred. Once the code has expired the screen shows neither the
-/// code nor the QR code, only what happens next.
+/// code, then the larger letters. Everything is centred. On a screen too small for all the text in plain letters,
+/// parts are left out by ``Rank``, least important first, and the code stays: wherever anything is drawn, the code
+/// is, whole when the screen has a cell for each of its characters. Once the code has expired the screen shows
+/// neither the code nor the QR code, only what happens next.
 ///
 /// ```swift
 /// let screen = KioskScreen(capabilities: .detect(), machineName: MachineName.current())
@@ -158,22 +160,27 @@ public struct KioskScreen: Sendable, Hashable {
         }
         // The search asks for the same width and scale again and again (the text above a QR code of each scale
         // is as wide as the screen): each is laid out once per frame.
-        var laidOut: [TextKey: [String]?] = [:]
+        var laidOut: [TextKey: [Section]?] = [:]
         let banners = Banners()
-        let text = { (width: Int, banner: Int) -> [String]? in
+        let sections = { (width: Int, banner: Int) -> [Section]? in
             let key = TextKey(width: width, banner: banner)
             if let known = laidOut[key] { return known }
-            let lines = textLines(
+            let laid = textSections(
                 authorization, check: check, secondsLeft: secondsLeft, state: state, notice: notice, width: width,
                 banner: banner, banners: banners)
-            laidOut[key] = .some(lines)
-            return lines
+            laidOut[key] = .some(laid)
+            return laid
         }
-        // The text alone, as large as fits; clipped at the bottom on a screen too small even for the plain text.
+        let text = { (width: Int, banner: Int) -> [String]? in sections(width, banner)?.flatMap(\.lines) }
+        // The text alone, as large as fits; on a screen too small even for the plain text, the parts that matter most.
         var best =
             bestText(width: usable, rows: rows, text: text).map {
                 Plan(qrScale: 0, sideBySide: false, bannerScale: $0.scale, text: $0.lines)
-            } ?? Plan(qrScale: 0, sideBySide: false, bannerScale: 0, text: text(usable, 0) ?? [])
+            }
+            ?? Plan(
+                qrScale: 0, sideBySide: false, bannerScale: 0,
+                text: compactText(
+                    sections(usable, 0) ?? [], code: clean(authorization.userCode), width: usable, rows: rows))
         if let matrix {
             for scale in 1...QRRenderer.maximumScale {
                 let renderer = QRRenderer(capabilities: capabilities, scale: scale)
@@ -253,50 +260,130 @@ public struct KioskScreen: Sendable, Hashable {
 
     // MARK: - Text
 
+    /// What a screen too small for the whole text keeps, most important first: each part is drawn only when it and
+    /// every more important one that fits leave room for it. The large letters and the QR code go before any of
+    /// these, since they are drawn only beside or below the whole text.
+    enum Rank: Int, CaseIterable, Sendable {
+        /// The user code as plain text: the one thing the screen is for (RFC 8628 §3.3.1). `Code: WDJB-MJHT`, or the
+        /// code alone when that takes too many rows, or as much of it as fits, ending with an ellipsis.
+        case code
+        /// The warnings, the link, the host it leads to and "Only continue if you started this sign-in on NAME just
+        /// now.", all or nothing: a link is never shown without the words that help the person judge it (RFC 8628
+        /// §5.4, RFC 10027), and a warning is about the link.
+        case link
+        /// "The code expires in 14:00.": a person can still enter a code without it.
+        case countdown
+        /// "Waiting for approval…", or the network problem.
+        case state
+        /// "Open this page in a browser:", only above the link.
+        case caption
+        /// Why no QR code is drawn.
+        case notice
+        /// The code letter-spaced.
+        case letters
+        /// The blank lines between parts.
+        case spacing
+    }
+
+    /// A part of the code screen's text, and its rank.
+    private struct Section {
+        var rank: Rank
+        var lines: [String]
+    }
+
+    /// The text of a screen too small for all of it: the most important parts that fit, in the order shown, without
+    /// blank lines (see ``Rank``).
+    private func compactText(_ sections: [Section], code: String, width: Int, rows: Int) -> [String] {
+        var sections = sections.filter { $0.rank != .spacing }
+        func count(_ rank: Rank) -> Int { sections.filter { $0.rank == rank }.reduce(0) { $0 + $1.lines.count } }
+        if count(.code) > rows {
+            for index in sections.indices where sections[index].rank == .code {
+                sections[index].lines = bareCode(code, width: width, rows: rows)
+            }
+        }
+        var kept = Set<Rank>()
+        var used = 0
+        for rank in Rank.allCases where rank != .caption || kept.contains(.link) {
+            let needed = count(rank)
+            guard used + needed <= rows else { continue }
+            kept.insert(rank)
+            used += needed
+        }
+        return sections.filter { kept.contains($0.rank) }.flatMap(\.lines)
+    }
+
+    /// The code alone, broken into lines of `width` characters; cut to `rows` lines with an ellipsis at the end when
+    /// it needs more.
+    private func bareCode(_ code: String, width: Int, rows: Int) -> [String] {
+        let width = max(1, width)
+        var text = code
+        if code.count > width * rows {
+            let room = max(0, width * rows - ellipsis.count)
+            text = String(code.prefix(room)) + ellipsis
+        }
+        var lines: [String] = []
+        var rest = Substring(text)
+        while !rest.isEmpty, lines.count < rows {
+            lines.append(String(rest.prefix(width)))
+            rest = rest.dropFirst(width)
+        }
+        return lines
+    }
+
     private var ellipsis: String { capabilities.isUTF8 ? "…" : "..." }
 
     private func clean(_ text: String, maxLength: Int = Sanitizer.defaultMaxLength) -> String {
         Sanitizer.sanitize(text, maxLength: maxLength, asciiOnly: !capabilities.isUTF8)
     }
 
-    /// The text of the code screen at `width`, with the code in block letters at `banner` (0: plain letters);
-    /// `nil` when the block letters cannot be drawn at that scale (too wide, a character not in the font, ASCII).
-    private func textLines(
+    /// The text of the code screen at `width`, in parts, with the code in block letters at `banner` (0: plain
+    /// letters); `nil` when the block letters cannot be drawn at that scale (too wide, a character not in the font,
+    /// ASCII).
+    private func textSections(
         _ authorization: DeviceAuthorization, check: VerificationHostCheck, secondsLeft: Int, state: KioskState,
         notice: String?, width: Int, banner: Int, banners: Banners
-    ) -> [String]? {
-        func wrap(_ text: KioskText) -> [String] { text.lines(width: width, capabilities: capabilities) }
-        var lines: [String] = []
+    ) -> [Section]? {
+        var sections: [Section] = []
+        func add(_ rank: Rank, _ text: KioskText) {
+            sections.append(Section(rank: rank, lines: text.lines(width: width, capabilities: capabilities)))
+        }
+        let blank = Section(rank: .spacing, lines: [""])
         for warning in check.warnings {
             let message = clean(warning.message, maxLength: PromptRenderer.maximumWarningLength)
-            lines += wrap(KioskText("Warning:", style: .alert) + KioskText(message))
+            add(.link, KioskText("Warning:", style: .alert) + KioskText(message))
         }
         if let refusal = check.refusal {
-            lines += wrap(KioskText("Refused to show the sign-in address: " + clean(refusal) + "."))
+            add(.link, KioskText("Refused to show the sign-in address: " + clean(refusal) + "."))
         } else if let uri = SafeURI(check.verificationURI) {
-            lines += wrap(KioskText("Open this page in a browser:"))
-            lines += wrap(KioskText(uri.string, style: .bold))
-            lines += wrap(KioskText("You will be sent to") + KioskText(uri.hostAndPort + ".", style: .bold))
+            add(.caption, KioskText("Open this page in a browser:"))
+            add(.link, KioskText(uri.string, style: .bold))
+            add(.link, KioskText("You will be sent to") + KioskText(uri.hostAndPort + ".", style: .bold))
         } else {
-            lines += wrap(
+            add(
+                .link,
                 KioskText("Refused to show the sign-in address: the server sent one that is not a plain http(s) link."))
         }
-        lines += wrap(continueText)
+        add(.link, continueText)
         let code = clean(authorization.userCode)
         let big = bigCode(code, width: width, scale: banner, banners: banners)
         if banner > 0, big.isEmpty { return nil }
-        if !big.isEmpty { lines += [""] + big }
-        lines += [""] + wrap(KioskText("Code: " + code)) + [""]
-        lines += wrap(KioskText("The code expires in \(TimeText.clock(seconds: max(0, secondsLeft)))."))
+        if !big.isEmpty { sections += [blank, Section(rank: .letters, lines: big)] }
+        sections.append(blank)
+        add(.code, KioskText("Code: " + code))
+        sections.append(blank)
+        add(.countdown, KioskText("The code expires in \(TimeText.clock(seconds: max(0, secondsLeft)))."))
         switch state {
         case .retrying(let reason):
             let reason = clean(reason, maxLength: 160)
-            lines += wrap(KioskText("Network problem, retrying" + ellipsis + (reason.isEmpty ? "" : " " + reason)))
+            add(.state, KioskText("Network problem, retrying" + ellipsis + (reason.isEmpty ? "" : " " + reason)))
         default:
-            lines += wrap(KioskText("Waiting for approval" + ellipsis))
+            add(.state, KioskText("Waiting for approval" + ellipsis))
         }
-        if let notice { lines += [""] + wrap(KioskText(notice)) }
-        return lines
+        if let notice {
+            sections.append(blank)
+            add(.notice, KioskText(notice))
+        }
+        return sections
     }
 
     /// "Only continue if you started this sign-in on NAME just now." (RFC 10027: decline a sign-in you did not start

@@ -18,6 +18,11 @@ enum QRTarget: Sendable, Hashable {
             self = .refused("QR code not shown: the server's link is not a plain http(s) address.")
             return
         }
+        // The QR code would carry the code over plain http, a downgrade the person cannot see in it.
+        guard !check.warnings.contains(where: { $0.kind == .completeURIDowngraded }) else {
+            self = .refused("QR code not shown: the server's link with the code uses plain http, not https.")
+            return
+        }
         // The QR code would carry a host the person cannot read, other than the one shown in words.
         guard check.allowsQRCode else {
             self = .refused("QR code not shown: the server's two links lead to different hosts.")

@@ -218,10 +218,7 @@ struct KioskSignInTests {
         let home = try BinaryHarness.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
         let terminal = try PseudoTerminal()
-        let process = try terminal.start(
-            BinaryHarness.binary, ["demo", "--kiosk", "--interval", "1"], environment: ["DEVICE_LOGIN_HOME": home.path]
-        )
-        try #require(await terminal.wait(for: "Waiting for approval", seconds: 30), "\(terminal.output.suffix(2000))")
+        let process = try await startKiosk(on: terminal, home: home)
         #expect(terminal.output.contains("\u{1B}[?1049h"))
         kill(process.processIdentifier, SIGINT)
         let ending = await terminal.finish(process, seconds: 10)
@@ -242,10 +239,7 @@ struct KioskSignInTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let terminal = try PseudoTerminal()
         try terminal.resize(columns: 100, rows: 40)
-        let process = try terminal.start(
-            BinaryHarness.binary, ["demo", "--kiosk", "--interval", "1"], environment: ["DEVICE_LOGIN_HOME": home.path]
-        )
-        try #require(await terminal.wait(for: "Waiting for approval", seconds: 30), "\(terminal.output.suffix(2000))")
+        let process = try await startKiosk(on: terminal, home: home)
         let before = terminal.output.utf8.count
         try terminal.resize(columns: 120, rows: 30)
         kill(process.processIdentifier, SIGWINCH)
@@ -262,5 +256,63 @@ struct KioskSignInTests {
         let drawn = frame.components(separatedBy: "\u{1B}[H")[0].components(separatedBy: KioskScreen.leave)[0]
         #expect(drawn.unicodeScalars.filter { $0 == "\n" }.count == 29, "\(drawn.debugDescription)")
         #expect(drawn.contains("Code: "))
+    }
+
+    @Test(
+        "The binary on a pseudo-terminal: the script that started it killed, it restores the terminal and ends",
+        .timeLimit(.minutes(3)))
+    func parentKilledOnTerminal() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try PseudoTerminal()
+        let parent = try await startKiosk(on: terminal, home: home, underShell: true)
+        let children = try String(
+            contentsOfFile: "/proc/\(parent.processIdentifier)/task/\(parent.processIdentifier)/children",
+            encoding: .utf8)
+        let kiosk = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+        // The kiosk is no child of this process: should it outlive the failsafe, it is ended here.
+        var ended = false
+        defer { if !ended { kill(kiosk, SIGKILL) } }
+        kill(parent.processIdentifier, SIGKILL)
+        #expect(await terminal.finish(parent, seconds: 30) == .signalled(SIGKILL))
+        // Every process on the terminal gone: the kiosk ended by itself, long before its code expires.
+        ended = await terminal.waitUntilClosed(seconds: 90)
+        let output = terminal.output
+        #expect(ended, "still drawing: \(output.suffix(300).debugDescription)")
+        // The screen left once, and nothing drawn after it.
+        #expect(output.components(separatedBy: "\u{1B}[?1049l").count == 2, "\(output.suffix(300).debugDescription)")
+        let after = try #require(output.components(separatedBy: KioskScreen.leave).last)
+        #expect(after == "device-login: cancelled\r\n", "\(output.suffix(300).debugDescription)")
+    }
+
+    @Test(
+        "The binary on a pseudo-terminal: the terminal closed (hung up), it ends at once with 129",
+        .timeLimit(.minutes(3)))
+    func terminalClosedOnTerminal() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try PseudoTerminal()
+        let process = try await startKiosk(on: terminal, home: home)
+        terminal.hangUp()
+        // A failsafe, far longer than the watch takes, far shorter than the code lives.
+        #expect(await terminal.finish(process, seconds: 90) == .exited(129))
+    }
+
+    /// Starts `demo --kiosk` on `terminal` with `home` as its state folder — as the child of a shell that waits for
+    /// it when `underShell` — and waits for its screen.
+    /// - Returns: The process started: the kiosk, or the shell.
+    private func startKiosk(on terminal: PseudoTerminal, home: URL, underShell: Bool = false) async throws -> Process {
+        let words = ["demo", "--kiosk", "--interval", "1"]
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        // `; true` keeps the shell from replacing itself with the kiosk.
+        let process =
+            underShell
+            ? try terminal.start(
+                URL(fileURLWithPath: "/bin/sh"),
+                ["-c", "\"$0\" \(words.joined(separator: " ")); true", BinaryHarness.binary.path],
+                environment: environment)
+            : try terminal.start(BinaryHarness.binary, words, environment: environment)
+        try #require(await terminal.wait(for: "Waiting for approval", seconds: 30), "\(terminal.output.suffix(2000))")
+        return process
     }
 }

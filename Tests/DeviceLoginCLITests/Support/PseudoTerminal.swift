@@ -22,6 +22,8 @@ final class PseudoTerminal: @unchecked Sendable {
     private let secondaryPath: String
     private let received = Locked(Data())
     private let finished = DispatchSemaphore(value: 0)
+    /// Whether the reading has ended: no process has the secondary side open any more.
+    private let closed = Locked(false)
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -69,6 +71,15 @@ final class PseudoTerminal: @unchecked Sendable {
 
     deinit { close(primary) }
 
+    /// Closes the primary side, as a terminal window does when it is closed: the secondary side hangs up. The
+    /// descriptor is pointed at `/dev/null` rather than closed, so that its number is not reused while the reading
+    /// goes on (the reading then ends, with nothing more to read).
+    func hangUp() {
+        let null = open("/dev/null", O_RDWR)
+        _ = dup2(null, primary)
+        close(null)
+    }
+
     /// Starts `executable` with all three standard streams on the terminal, and starts reading what it writes.
     func start(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> Process {
         guard let secondary = FileHandle(forUpdatingAtPath: secondaryPath) else {
@@ -96,6 +107,7 @@ final class PseudoTerminal: @unchecked Sendable {
                 guard count > 0 else { break }
                 received.withLock { $0.append(contentsOf: buffer[0..<count]) }
             }
+            closed.withLock { $0 = true }
             finished.signal()
         }
         return process
@@ -136,6 +148,17 @@ final class PseudoTerminal: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return seen()
+    }
+
+    /// Waits until no process has the terminal open any more (every process started on it has ended, those it
+    /// started too); returns whether that happened within `seconds`, a failsafe.
+    func waitUntilClosed(seconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if closed.withLock({ $0 }) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return closed.withLock { $0 }
     }
 
     /// How a process ended.

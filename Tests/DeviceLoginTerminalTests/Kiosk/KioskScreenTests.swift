@@ -1,5 +1,6 @@
 import DeviceLogin
 import DeviceLoginTestSupport
+import Foundation
 import Testing
 
 @testable import DeviceLoginTerminal
@@ -39,6 +40,96 @@ struct KioskScreenTests {
         #expect(text.contains("auth.example.com.\u{1B}[0m") && text.contains("You will be sent to"))
         #expect(text.contains("The code expires in 14:00."))
         #expect(text.contains("Waiting for approval…"))
+    }
+
+    /// A size too small for the whole text, and which parts are expected on it, by the order in docs/kiosk.md:
+    /// the code, then the link with its warnings and the host and "Only continue" lines, then the countdown, the
+    /// state, the "Open this page" caption, the QR notice.
+    struct SmallSize: Sendable, CustomTestStringConvertible {
+        var columns: Int
+        var rows: Int
+        var mismatched = false
+        /// Text expected on the screen (each within one line).
+        var shown: [String]
+        /// Text expected not to be on it.
+        var left: [String]
+        var testDescription: String { "\(columns)x\(rows)\(mismatched ? " mismatched" : "")" }
+    }
+
+    static let link = "https://auth.example.com/device"
+    static let continueLine = "just now."
+    static let countdown = "The code expires in 14:00."
+    static let waiting = "Waiting for approval…"
+
+    static let smallScreens: [SmallSize] = [
+        SmallSize(columns: 10, rows: 1, shown: ["WDJB-MJHT"], left: ["Code:", "expires", "https"]),
+        SmallSize(columns: 20, rows: 1, shown: ["Code: WDJB-MJHT"], left: ["expires", "https"]),
+        SmallSize(columns: 10, rows: 2, shown: ["Code:", "WDJB-MJHT"], left: ["expires", "https"]),
+        SmallSize(columns: 20, rows: 3, shown: ["Code: WDJB-MJHT", "The code expires in", "14:00."], left: ["https"]),
+        SmallSize(
+            columns: 40, rows: 4, shown: ["Code: WDJB-MJHT", countdown, waiting], left: ["https", "Only continue"]),
+        SmallSize(
+            columns: 40, rows: 5, shown: ["Code: WDJB-MJHT", link, "auth.example.com.", continueLine],
+            left: ["expires", "Open this page"]),
+        SmallSize(
+            columns: 40, rows: 7, shown: ["Code: WDJB-MJHT", link, continueLine, countdown, waiting],
+            left: ["Open this page", "█"]),
+        SmallSize(
+            columns: 40, rows: 8, shown: ["Code: WDJB-MJHT", link, continueLine, countdown, waiting, "Open this page"],
+            left: ["█"]),
+        SmallSize(
+            columns: 60, rows: 12,
+            shown: ["Code: WDJB-MJHT", link, continueLine, countdown, waiting, "Open this page"],
+            left: ["█"]),
+        // Warnings come with the link or not at all: at 40x8 they take the room, and neither is shown.
+        SmallSize(
+            columns: 40, rows: 8, mismatched: true, shown: ["Code: WDJB-MJHT", countdown, waiting],
+            left: ["Warning:", "auth-example.com/device", "Open this page"]),
+        SmallSize(
+            columns: 80, rows: 16, mismatched: true,
+            shown: ["Code: WDJB-MJHT", "Warning:", "https://auth-example.com/device", continueLine, countdown],
+            left: []),
+    ]
+
+    @Test(
+        "Too small for everything: the code first, then the link with its warnings, then the countdown",
+        arguments: smallScreens)
+    func smallSizes(size: SmallSize) {
+        let authorization = size.mismatched ? Self.mismatched : Fixtures.authorization()
+        let screen = lines(Self.screen, authorization, columns: size.columns, rows: size.rows)
+        #expect(screen.count == size.rows)
+        for line in screen { #expect(ANSI.visibleWidth(line) <= size.columns, "\(line.debugDescription)") }
+        let plain = screen.map(Self.withoutEscapes)
+        for text in size.shown { #expect(plain.contains { $0.contains(text) }, "\(text) in \(plain)") }
+        for text in size.left { #expect(!plain.contains { $0.contains(text) }, "\(text) in \(plain)") }
+        if plain.contains(where: { $0.contains("https://") }) {
+            #expect(
+                plain.contains { $0.contains(Self.continueLine) }, "the link without the line that asks to check it")
+        }
+    }
+
+    @Test("At every size down to 9x1, the code is drawn whole, and nothing when it cannot be")
+    func codeAtEverySize() {
+        for columns in 1...90 {
+            for rows in 1...26 {
+                let screen = lines(columns: columns, rows: rows).map(Self.withoutEscapes)
+                let text = screen.joined(separator: "\n")
+                if columns * rows >= Fixtures.userCode.count {
+                    // Split over lines only where a line is narrower than the code.
+                    let joined = screen.map { $0.trimmingCharacters(in: .whitespaces) }.joined()
+                    #expect(
+                        text.contains(Fixtures.userCode) || joined.contains(Fixtures.userCode),
+                        "\(columns)x\(rows): \(screen)")
+                } else {
+                    #expect(text.contains("…"), "\(columns)x\(rows): \(screen)")
+                }
+            }
+        }
+    }
+
+    /// A line without its escape sequences (styles and colours).
+    private static func withoutEscapes(_ line: String) -> String {
+        line.replacing(/\x{1B}\[[0-9;?]*[A-Za-z]/, with: "")
     }
 
     @Test("The QR code grows with the screen: one column per module at 80x24 and 120x40, two at 200x60")

@@ -26,12 +26,19 @@ struct QRTargetTests {
         #expect(made.0 == (try QRMatrix(encoding: Fixtures.completeURI)))
     }
 
-    @Test("Refused: links on two hosts, a link that is not plain http(s), a link longer than SafeURI takes")
+    @Test(
+        "Refused: links on two hosts, a downgrade to http, a link not plain http(s), a link longer than SafeURI takes"
+    )
     func refused() {
         let twoHosts = Fixtures.authorization(completeURI: "https://evil.example/d?user_code=WDJB-MJHT")
         #expect(
             QRTarget(twoHosts.hostCheck)
                 == .refused("QR code not shown: the server's two links lead to different hosts."))
+        // The complete link on plain http beside an https page: a QR code would carry the downgrade unseen.
+        let downgraded = Fixtures.authorization(completeURI: "http://auth.example.com/device?user_code=WDJB-MJHT")
+        #expect(
+            QRTarget(downgraded.hostCheck)
+                == .refused("QR code not shown: the server's link with the code uses plain http, not https."))
         let script = Fixtures.authorization(verificationURI: "javascript:alert(1)", completeURI: nil)
         #expect(
             QRTarget(script.hostCheck)

@@ -19,6 +19,7 @@ struct VerificationHostCheckTests {
     static let outside = "outsideIssuerDomain"
     static let twoHosts = "completeURIOnAnotherHost"
     static let idn = "internationalizedHost"
+    static let downgrade = "completeURIDowngraded"
 
     static let rows: [Row] = [
         // The same host, with or without the complete URI.
@@ -71,6 +72,26 @@ struct VerificationHostCheckTests {
         Row(
             issuer: "https://auth.example.com", plain: "https://auth.example.com/device",
             complete: "https://auth.example.com:8443/device?user_code=WDJB-MJHT", warnings: []),
+        // verification_uri_complete on plain http where verification_uri is https: a downgrade, no QR code. Plain
+        // http on both (a loopback test server) is no downgrade; nor is https for the complete URI.
+        Row(
+            issuer: "https://auth.example.com", plain: "https://auth.example.com/device",
+            complete: "http://auth.example.com/device?user_code=WDJB-MJHT", warnings: [downgrade],
+            allowsQRCode: false),
+        Row(
+            issuer: "https://auth.example.com", plain: "https://auth.example.com/device",
+            complete: "HTTP://auth.example.com:443/device?user_code=WDJB-MJHT", warnings: [downgrade],
+            allowsQRCode: false),
+        Row(
+            issuer: "http://127.0.0.1:8080", plain: "http://127.0.0.1:8080/device",
+            complete: "http://127.0.0.1:8080/device?user_code=WDJB-MJHT", warnings: []),
+        Row(
+            issuer: "http://127.0.0.1:8080", plain: "http://127.0.0.1:8080/device",
+            complete: "https://127.0.0.1:8443/device?user_code=WDJB-MJHT", warnings: []),
+        // On another host and on http: the host warning says enough, once.
+        Row(
+            issuer: "https://auth.example.com", plain: "https://auth.example.com/device",
+            complete: "http://evil.example/device?user_code=WDJB-MJHT", warnings: [twoHosts], allowsQRCode: false),
         // Microsoft Entra ID: the issuer on microsoftonline.com, the page on microsoft.com.
         Row(
             issuer: "https://login.microsoftonline.com/common/v2.0", plain: "https://microsoft.com/devicelogin",
@@ -127,6 +148,25 @@ struct VerificationHostCheckTests {
             warning.message
                 == "The server's two sign-in links lead to different hosts, auth.example.com and evil.example: only "
                 + "the link to auth.example.com is shown, and no QR code.")
+        #expect(!check.allowsQRCode)
+        #expect(check.verificationURIComplete == nil && check.qrURI == "https://auth.example.com/device")
+    }
+
+    @Test("A complete URI on plain http beside an https page: the warning names the downgrade, no QR code")
+    func downgradeNamed() throws {
+        let check = VerificationHostCheck(
+            verificationURI: "https://auth.example.com/device",
+            verificationURIComplete: "http://auth.example.com/device?user_code=WDJB-MJHT",
+            issuer: "https://auth.example.com"
+        )
+        let warning = try #require(check.warnings.first)
+        #expect(warning.kind.description == "completeURIDowngraded")
+        #expect(warning.host == "auth.example.com" && warning.otherHost == "auth.example.com")
+        #expect(
+            warning.message
+                == "The server's link with the code filled in uses plain http, not https as its sign-in page on "
+                + "auth.example.com does: anyone on the network could read or change that link. Only the https link "
+                + "is shown, and no QR code.")
         #expect(!check.allowsQRCode)
         #expect(check.verificationURIComplete == nil && check.qrURI == "https://auth.example.com/device")
     }

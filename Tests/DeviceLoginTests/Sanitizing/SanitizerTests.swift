@@ -124,6 +124,60 @@ struct SanitizerTests {
         #expect(Sanitizer.sanitize("café — ok", asciiOnly: true) == "caf? ? ok")
     }
 
+    @Test("Stacked combining marks are bounded per base character: 510 on one letter keep 4")
+    func stackedMarks() {
+        let marks = (0..<510).map { Character(Unicode.Scalar(0x300 + $0 % 0x70)!) }
+        let zalgo = "a" + String(marks) + "b"
+        let shown = Sanitizer.sanitize(zalgo)
+        #expect(Sanitizer.maximumCombiningMarks == 4)
+        #expect(shown.unicodeScalars.count == 1 + 4 + 1)
+        #expect(shown == "a" + String(marks.prefix(4)) + "b")
+        // Each base character, a space included, has its own allowance; a removed character between marks is no base.
+        let twice = "x" + String(repeating: "\u{301}", count: 9) + " y" + String(repeating: "\u{302}", count: 9)
+        #expect(
+            Sanitizer.sanitize(twice)
+                == "x" + String(repeating: "\u{301}", count: 4) + " y" + String(repeating: "\u{302}", count: 4))
+        let hidden = "e" + String(repeating: "\u{301}\u{200B}", count: 9)
+        #expect(Sanitizer.sanitize(hidden) == "e" + String(repeating: "\u{301}", count: 4))
+        // Marks of every kind count: enclosing (Me) and spacing (Mc) ones too; ASCII-only output shows 4 "?".
+        #expect(Sanitizer.sanitize("1" + String(repeating: "\u{20DD}", count: 8)).unicodeScalars.count == 5)
+        #expect(Sanitizer.sanitize("\u{915}" + String(repeating: "\u{93E}", count: 8)).unicodeScalars.count == 5)
+        #expect(Sanitizer.sanitize("a" + String(repeating: "\u{301}", count: 9), asciiOnly: true) == "a????")
+        // Marks with no base at the start are bounded alike.
+        #expect(Sanitizer.sanitize(String(repeating: "\u{301}", count: 9)).unicodeScalars.count == 4)
+    }
+
+    /// Text in scripts that legitimately put several marks on one letter, and emoji built of several scalars: the
+    /// bound leaves them as the rest of the sanitiser does.
+    static let legitimateText: [(String, String)] = [
+        // Vietnamese, decomposed (NFD): up to two marks on a vowel ("ệ" is e + dot below + circumflex).
+        ("Vietnamese, NFD", "Tie\u{323}\u{302}ng Vie\u{323}\u{302}t, ngu\u{31B}\u{300}o\u{31B}i"),
+        ("Vietnamese, NFC", "Tiếng Việt, người"),
+        // Devanagari: nukta, vowel signs, virama, candrabindu and anusvara on conjuncts.
+        ("Devanagari", "हिन्दी, क़ों, ज़्यादा, पाँच, संस्कृतम्"),
+        // Hebrew with points and a cantillation mark: shin, shin dot, dagesh, qamats, accent.
+        ("Hebrew, pointed", "\u{5E9}\u{5C1}\u{5BC}\u{5B8}\u{591}\u{5DC}\u{5D5}\u{5B9}\u{5DD}"),
+        // Tibetan: subjoined letters stack under a head letter, with a vowel sign.
+        ("Tibetan", "\u{F62}\u{F92}\u{FB1}\u{F74}\u{F51}"),
+        // Hangul: precomposed syllables and conjoining jamo (letters, not marks).
+        ("Hangul", "한국어 \u{1112}\u{1161}\u{11AB}\u{1100}\u{1173}\u{11AF}"),
+        // Emoji: skin tones (modifiers, not marks), flags (regional indicator pairs), a keycap (one enclosing mark).
+        ("emoji", "👍🏽 👋🏿 🇫🇷🇯🇵 #\u{20E3} 🙂"),
+    ]
+
+    @Test("Legitimate stacks of marks pass unchanged", arguments: legitimateText)
+    func legitimateMarks(name: String, text: String) {
+        #expect(Array(Sanitizer.sanitize(text).unicodeScalars) == Array(text.unicodeScalars), "\(name)")
+    }
+
+    @Test("An emoji ZWJ sequence keeps all its pictographs and modifiers; the joiner goes, as every Cf character")
+    func emojiZWJSequence() {
+        // Woman technologist, medium skin tone; family: man, woman, girl, boy. The joiners (U+200D) are format
+        // characters, removed as before the bound on marks; the bound itself takes nothing from them.
+        #expect(Sanitizer.sanitize("👩🏽\u{200D}💻") == "👩🏽💻")
+        #expect(Sanitizer.sanitize("👨\u{200D}👩\u{200D}👧\u{200D}👦") == "👨👩👧👦")
+    }
+
     @Test("safeURI keeps safe URIs as they are and refuses the rest")
     func safeURI() {
         #expect(Sanitizer.safeURI("https://auth.example.com/device") == "https://auth.example.com/device")
