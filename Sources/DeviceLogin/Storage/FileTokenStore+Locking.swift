@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -122,5 +127,41 @@ extension FileTokenStore {
             waited += pause
             pause = min(pause * 2, Self.maximumLockBackoff)
         }
+    }
+
+    /// The most of a failure's message the lock file keeps.
+    static let maximumFailureMessageBytes = 512
+
+    /// Writes the failure into the profile's lock file, which the caller holds: `failed_at <Unix seconds>`, a newline,
+    /// the message (cut to ``maximumFailureMessageBytes``). Best effort: a failure not noted is only not shared.
+    public func recordRefreshFailure(profile name: String, at failedAt: Date, message: String) async {
+        guard let path = try? lockPath(profile: name) else { return }
+        let seconds = failedAt.timeIntervalSince1970
+        guard seconds.isFinite else { return }
+        let text =
+            "failed_at \(seconds)\n"
+            + String(decoding: Array(message.utf8.prefix(Self.maximumFailureMessageBytes)), as: UTF8.self)
+        _ = try? await BlockingIO.run {
+            guard let fd = try? POSIX.openFile(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC) else { return }
+            defer { POSIX.closeFile(fd) }
+            try? POSIX.truncate(fd)
+            try? POSIX.writeFully(fd, Array(text.utf8))
+        }
+    }
+
+    /// The failure written in the profile's lock file, if it holds one in the form ``recordRefreshFailure(profile:at:message:)``
+    /// writes; nil for anything else (an empty lock file, a torn write).
+    public func lastRefreshFailure(profile name: String) async -> (at: Date, message: String)? {
+        guard let path = try? lockPath(profile: name) else { return nil }
+        let bytes: [UInt8]? = try? await BlockingIO.run { () throws -> [UInt8]? in
+            guard let fd = try? POSIX.openFile(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) else { return nil }
+            defer { POSIX.closeFile(fd) }
+            return try? POSIX.readUpTo(fd, limit: Self.maximumFailureMessageBytes + 64)
+        }
+        guard let bytes, let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let head = String(decoding: bytes[..<newline], as: UTF8.self)
+        guard head.hasPrefix("failed_at "), let seconds = Double(head.dropFirst("failed_at ".count)), seconds.isFinite
+        else { return nil }
+        return (Date(timeIntervalSince1970: seconds), String(decoding: bytes[(newline + 1)...], as: UTF8.self))
     }
 }
