@@ -4,6 +4,9 @@
 //       Saves records numbered first, first+1, ... forever; prints "ready" after the first save.
 //   StoreCrashHelper increment <directory> <profile> <times>
 //       Adds one to the counter record <times> times, each read-modify-write inside withExclusiveAccess.
+//   StoreCrashHelper die-before-rename <directory> <profile> <number>
+//       Inside withExclusiveAccess, writes record <number> to its temporary file as a save does (complete and
+//       flushed), then kills itself with SIGKILL before the rename.
 //
 // And for ProcessHardening, which must not be tried in the test runner itself:
 //
@@ -123,7 +126,7 @@ default:
     break
 }
 guard arguments.count == 5, let number = Int(arguments[4]) else {
-    fail("usage: StoreCrashHelper write-loop|increment <directory> <profile> <number>")
+    fail("usage: StoreCrashHelper write-loop|increment|die-before-rename <directory> <profile> <number>")
 }
 let store = FileTokenStore(directory: arguments[2])
 let profile = arguments[3]
@@ -137,6 +140,11 @@ do {
         while getppid() == parent {
             next += 1
             try await store.save(crashRecord(profile: profile, number: next))
+        }
+    case "die-before-rename":
+        try await store.withExclusiveAccess(profile: profile) {
+            _ = try store.writeTemporaryFileOnly(crashRecord(profile: profile, number: number))
+            _ = kill(getpid(), SIGKILL)
         }
     case "increment":
         for _ in 0..<number where getppid() == parent {

@@ -138,7 +138,8 @@ extension TokenState {
         let verifier = IDTokenVerifier(
             jwksURI: endpoints.jwks, keys: keySets,
             fetcher: JSONWebKeySetFetcher(
-                transport: transport, allowInsecureHTTP: client.allowInsecureHTTP, headers: client.additionalHeaders
+                transport: transport, allowInsecureHTTP: client.allowInsecureHTTP, headers: client.additionalHeaders,
+                flowClock: clock
             )
         )
         return await verifier.verify(idToken, expecting: expected, at: receivedAt, fetchingKeys: fetchingKeys)

@@ -9,6 +9,12 @@ extension TokenState {
     /// (5 minutes), the same cap as polling's.
     public static let maximumRetryAfter = PollingPolicy.defaultMaximumRetryAfter
 
+    /// How long a refresh that failed without an answer (time-out, no connection, server trouble) is the answer for
+    /// the callers that were already waiting for the profile's lock, in this process or another: 30 seconds. They
+    /// fail with it at once instead of each sending a request and waiting out the whole time-out in turn; a caller
+    /// that asks after the failure sends its own.
+    public static let sharedFailureWindow = Duration.seconds(30)
+
     /// What a caller needs from a refresh: which token, for how long, not which one, and since when it has asked.
     struct TokenNeed: Sendable {
         /// The resource the access token is for, or nil for the main access token.
@@ -219,6 +225,17 @@ extension TokenState {
         if let pause = retryNotBefore, clock.elapsed() < pause.instant {
             return .failed(pause.error, keeping: current)
         }
+        // Another process's refresh failed while this one waited for the lock: that is this one's answer too.
+        if let tokenStore, let shared = await tokenStore.lastRefreshFailure(profile: profile.name),
+            shared.at >= need.askedAt, now() < shared.at.addingTimeInterval(Self.sharedFailureWindow.timeInterval)
+        {
+            return .failed(
+                DeviceLoginError(
+                    .transport,
+                    "another process's refresh of profile \(profile.name) failed just now: \(shared.message)",
+                    hint: "try again later"),
+                keeping: current)
+        }
         guard let refreshToken = current.refreshToken else {
             let decision = RefreshDecision.withoutRefreshToken(
                 current: current, resource: resource, now: now(), rejecting: need.rejected
@@ -269,6 +286,7 @@ extension TokenState {
             return .adopted(tokens)
         case .retryLater(let error, let pause):
             if let pause { retryNotBefore = (clock.elapsed() + pause, error) }
+            await tokenStore?.recordRefreshFailure(profile: profile.name, at: now(), message: error.message)
             return .failed(error, keeping: current)
         case .refuse(let error), .unreadable(let error), .reject(let error):
             // Nothing is stored: the session, in memory and in the store, stays exactly as it was.

@@ -27,8 +27,9 @@ import Darwin
 /// with `O_EXCL`, mode `0600`), flushed with `fsync`, renamed over the old file, and the directory is flushed.
 /// A reader — or a process killed at any moment — sees the old record or the new one, never a mix. A process
 /// killed between the create and the rename can leave a `.<profile>.json.<random>.tmp` file behind, which may
-/// hold a rotated refresh token; it is never read, and the next load or save of the profile removes it while
-/// holding the profile's lock (`removeStaleTemporaryFiles(profile:holdingLock:)`).
+/// hold the only copy of a rotated refresh token. The next load or save of the profile settles it while holding the
+/// profile's lock (`removeStaleTemporaryFiles(profile:holdingLock:)`): a complete record of the same profile, newer
+/// than the one in place by its ``ProfileRecord/revision``, is renamed into place; anything else is removed.
 ///
 /// **Ready before a sign-in.** ``checkReady(profile:)`` finds the problems a save would meet — an unsafe or
 /// symbolic-linked directory, lock file or token file, a directory where nothing can be written — before the person
@@ -166,23 +167,56 @@ public struct FileTokenStore: TokenStore {
     /// `removeStaleTemporaryFiles(profile:holdingLock:)`).
     public func save(_ record: ProfileRecord) async throws {
         let path = try filePath(profile: record.name)
-        let bytes = try Self.encode(record, path: path)
         try await BlockingIO.run { [self] in
-            try ensureDirectory()
-            removeStaleTemporaryFiles(profile: record.name, holdingLock: false)
-            try writeAtomically(bytes, to: path)
+            try writeAtomically(try prepareSave(record, path: path), to: path)
         }
     }
 
-    /// Deletes a profile's record and its DPoP key file, if any (its lock file stays: deleting a lock file others
-    /// may hold is unsafe).
+    /// What ``save(_:)`` writes for `record` at `path`: its bytes, with ``ProfileRecord/revision`` one past the record
+    /// in place — after the temporary files killed writers left are settled, which may put a newer record there.
+    /// Creates the directory once the record is known to encode.
+    func prepareSave(_ record: ProfileRecord, path: String) throws -> [UInt8] {
+        var numbered = record
+        numbered.revision = 1
+        if try checkDirectory() {
+            removeStaleTemporaryFiles(profile: record.name, holdingLock: false)
+            let stored = storedRevision(at: path)
+            numbered.revision = stored == Int.max ? stored : stored + 1
+        }
+        let bytes = try Self.encode(numbered, path: path)
+        try ensureDirectory()
+        return bytes
+    }
+
+    private struct RevisionProbe: Decodable {
+        var revision: Int?
+    }
+
+    /// The revision of the record at `path`: 0 when there is none, it has none, or it cannot be read.
+    func storedRevision(at path: String) -> Int {
+        guard let bytes = try? readPrivateFile(at: path, kind: "token file", maximumBytes: Self.maximumFileBytes),
+            let probe = try? JSONDecoder().decode(RevisionProbe.self, from: Data(bytes))
+        else { return 0 }
+        return max(0, probe.revision ?? 0)
+    }
+
+    /// Deletes a profile's record and its DPoP key file, if any, while holding the profile's lock, so that no
+    /// refresh of another process saves the record again afterwards; then the lock file too, unless a pending
+    /// sign-in of the profile remains. Deleting a lock file others may be waiting for is safe because every lock
+    /// taken is checked to be on the file the name leads to (see ``withExclusiveAccess(profile:_:)``).
+    ///
+    /// Takes the profile's lock: do not call it inside ``withExclusiveAccess(profile:_:)`` for the same profile.
+    /// Creates nothing when the directory does not exist.
     public func remove(profile name: String) async throws {
         let path = try filePath(profile: name)
         let key = try dpopKeyPath(profile: name)
-        try await BlockingIO.run { [self] in
-            guard try checkDirectory() else { return }
-            try removeFile(at: path, kind: "token file")
-            try removeFile(at: key, kind: "DPoP key file")
+        guard try await BlockingIO.run({ [self] in try checkDirectory() }) else { return }
+        try await withExclusiveAccess(profile: name) { [self] in
+            try await BlockingIO.run { [self] in
+                try removeFile(at: path, kind: "token file")
+                try removeFile(at: key, kind: "DPoP key file")
+                removeLockFileIfUnused(profile: name)
+            }
         }
     }
 
@@ -352,22 +386,39 @@ public struct FileTokenStore: TokenStore {
     /// Writes `bytes` to a new temporary file (mode `0600`) and renames it over `path`; `kind` names the file in
     /// errors. Call after ``ensureDirectory()``.
     func writeAtomically(_ bytes: [UInt8], to path: String, kind: String = "token file") throws {
+        let temporary = try writeTemporaryFile(bytes, for: path, kind: kind)
+        do {
+            try POSIX.renameFile(temporary, path)
+        } catch let error as SystemCallError {
+            _ = try? POSIX.removeFile(temporary)
+            throw storageError(error, doing: "write the \(kind)", path: path)
+        }
+        do {
+            try POSIX.flushDirectory(directory)
+        } catch let error as SystemCallError {
+            throw storageError(error, doing: "write the \(kind)", path: path)
+        }
+    }
+
+    /// Writes `bytes` to a new temporary file beside `path` (created with `O_EXCL`, mode `0600`) and flushes it to
+    /// disk: the first half of ``writeAtomically(_:to:kind:)``. Removes it again when that fails.
+    /// - Returns: The temporary file's path.
+    func writeTemporaryFile(_ bytes: [UInt8], for path: String, kind: String) throws -> String {
         let temporary = Self.join(directory, Self.temporaryFileName(for: path))
-        var renamed = false
         do {
             let fd = try POSIX.openFile(
                 temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600
             )
-            defer {
-                POSIX.closeFile(fd)
-                if !renamed { _ = try? POSIX.removeFile(temporary) }
+            defer { POSIX.closeFile(fd) }
+            do {
+                try POSIX.setPermissions(fd, 0o600)
+                try POSIX.writeFully(fd, bytes)
+                try POSIX.flushToDisk(fd)
+            } catch {
+                _ = try? POSIX.removeFile(temporary)
+                throw error
             }
-            try POSIX.setPermissions(fd, 0o600)
-            try POSIX.writeFully(fd, bytes)
-            try POSIX.flushToDisk(fd)
-            try POSIX.renameFile(temporary, path)
-            renamed = true
-            try POSIX.flushDirectory(directory)
+            return temporary
         } catch let error as SystemCallError {
             throw storageError(error, doing: "write the \(kind)", path: path)
         }

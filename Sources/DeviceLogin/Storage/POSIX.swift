@@ -36,13 +36,22 @@ enum POSIX {
         var permissions: UInt32
         var owner: UInt32
         var size: Int
+        /// The device and inode: which file this is, whatever its name (`st_dev`, `st_ino`).
+        var identity: FileIdentity
 
         init(_ raw: stat) {
             type = UInt32(raw.st_mode) & POSIX.fileTypeMask
             permissions = UInt32(raw.st_mode) & 0o7777
             owner = UInt32(raw.st_uid)
             size = Int(raw.st_size)
+            identity = FileIdentity(device: UInt64(raw.st_dev), inode: UInt64(raw.st_ino))
         }
+    }
+
+    /// Which file a name or a descriptor leads to: two are the same file when device and inode match.
+    struct FileIdentity: Sendable, Equatable {
+        var device: UInt64
+        var inode: UInt64
     }
 
     static var effectiveUserID: UInt32 { UInt32(geteuid()) }
@@ -71,6 +80,16 @@ enum POSIX {
         guard lstat(path, &raw) == 0 else {
             if errno == ENOENT { return nil }
             throw SystemCallError(call: "lstat", code: errno)
+        }
+        return Status(raw)
+    }
+
+    /// The status of what `path` leads to, following symbolic links (`stat`), or nil when it does not exist.
+    static func fileStatus(following path: String) throws -> Status? {
+        var raw = stat()
+        guard stat(path, &raw) == 0 else {
+            if errno == ENOENT { return nil }
+            throw SystemCallError(call: "stat", code: errno)
         }
         return Status(raw)
     }

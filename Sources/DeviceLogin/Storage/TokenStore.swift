@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Where profiles and their tokens are kept between runs.
 ///
 /// The requirements are `async`: a store may have blocking work to do (the file store's `fsync`, a future
@@ -55,4 +61,25 @@ public protocol TokenStore: Sendable {
         profile name: String,
         _ body: @Sendable () async throws -> Value
     ) async throws -> Value
+
+    /// Notes, inside the profile's exclusive section, that a refresh just failed for a reason that will not change in
+    /// a moment (the server did not answer), so that the processes waiting for the lock take that outcome instead of
+    /// each sending a request of its own (``TokenState/sharedFailureWindow``).
+    /// - Parameters:
+    ///   - name: The profile name.
+    ///   - failedAt: When it failed (the caller's injected `now`).
+    ///   - message: What failed, without any secret.
+    func recordRefreshFailure(profile name: String, at failedAt: Date, message: String) async
+
+    /// The refresh failure last noted for the profile (``recordRefreshFailure(profile:at:message:)``), if any. Call
+    /// inside the profile's exclusive section.
+    func lastRefreshFailure(profile name: String) async -> (at: Date, message: String)?
+}
+
+extension TokenStore {
+    /// A store that shares nothing between processes keeps no failure.
+    public func recordRefreshFailure(profile name: String, at failedAt: Date, message: String) async {}
+
+    /// A store that shares nothing between processes keeps no failure.
+    public func lastRefreshFailure(profile name: String) async -> (at: Date, message: String)? { nil }
 }

@@ -93,7 +93,34 @@ struct StoreProblemTests {
         }
     }
 
-    @Test("a missing home is created 0700 before the sign-in, which then saves the profile")
+    /// The metadata of `https://auth.example.test`, whose token endpoint is plain `http` on a host that is not
+    /// loopback.
+    private static let insecureMetadata = """
+        {"issuer":"https://auth.example.test","device_authorization_endpoint":"https://auth.example.test/device",
+        "token_endpoint":"http://auth.example.test/token"}
+        """
+
+    // Issue 17: a login that failed before any request had already created the state folder and the lock file.
+    @Test(
+        "a login that fails before the sign-in (endpoint refused: 78; server unreachable: 69) creates no folder",
+        arguments: [(insecureMetadata, ExitCode.configuration), (nil, ExitCode.unavailable)])
+    func aFailedLoginCreatesNoFolder(metadata: String?, exit: ExitCode) async throws {
+        let parent = try BinaryHarness.temporaryHome().path
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let home = parent + "/state/device-login"
+        let transport = StubTransport { request in
+            guard let metadata else { throw TransportError(.connectionFailed, "nobody is there") }
+            return StubTransport.json(metadata)
+        }
+        let arguments = ["login", "--issuer", "https://auth.example.test", "--client-id", "cli", "--qr", "never"]
+        let result = await CLIHarness.run(
+            arguments, environment: ["DEVICE_LOGIN_HOME": home], transport: transport)
+        #expect(result.code == exit, "\(result.stderr)")
+        #expect(transport.requests.allSatisfy { $0.url.path.hasPrefix("/.well-known/") }, "a sign-in request was sent")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent).isEmpty, "the folder was created")
+    }
+
+    @Test("a missing home is created 0700 when the tokens are saved")
     func loginCreatesTheHome() async throws {
         let parent = try BinaryHarness.temporaryHome().path
         defer { try? FileManager.default.removeItem(atPath: parent) }

@@ -1,3 +1,4 @@
+import DeviceLoginTesting
 import Foundation
 import Testing
 
@@ -367,5 +368,67 @@ import Testing
             harness.transport.requests.map(\.bodyText) == [
                 TokenStateHarness.refreshBody("RT-1"), TokenStateHarness.refreshBody("RT-2", resource: Fixtures.api),
             ])
+    }
+
+    /// A token endpoint that hangs until `gate` opens, then fails as a time-out would; it counts the requests.
+    final class HangingTokenEndpoint: HTTPTransport {
+        let gate = Gate()
+        let count = Locked(0)
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            count.withLock { $0 += 1 }
+            await gate.wait()
+            throw TransportError(.timedOut, "the token endpoint did not answer")
+        }
+    }
+
+    // Issue 17: four helpers waiting on a hanging token endpoint took 30, 60, 61 and 89 s, each sending its own
+    // request after the one before it had timed out.
+    @Test(
+        "a refresh that failed unanswered is the answer of those waiting on the lock, through any store of the folder",
+        .timeLimit(.minutes(1)))
+    func aFailedRefreshIsSharedWithTheWaiters() async throws {
+        let (root, seed) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await seed.save(try Fixtures.record(tokens: Fixtures.tokens(access: "AT-old", expiresIn: 60)))
+        let endpoint = HangingTokenEndpoint()
+        let lockClock = ManualClock()
+        let asked = Fixtures.start.addingTimeInterval(3_600)
+        // One state per store, as in separate processes.
+        func state(now: Date) throws -> TokenState {
+            TokenState(
+                profile: try Fixtures.profile(), client: Fixtures.client,
+                store: FileTokenStore(directory: root, clock: lockClock), transport: endpoint, now: { now })
+        }
+        let first = try state(now: asked)
+        let firstCall = Task { try await first.freshAccessToken() }
+        while endpoint.count.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        let waiters = try (0..<3).map { _ in try state(now: asked) }
+        let finished = Locked(0)
+        let waiting = waiters.map { waiter in
+            Task {
+                defer { finished.withLock { $0 += 1 } }
+                return try await waiter.freshAccessToken()
+            }
+        }
+        // All three wait for the lock the first one holds while its request hangs.
+        await lockClock.sleepers(atLeast: 3)
+        endpoint.gate.open()
+        let firstError = await expectError(.transport) { _ = try await firstCall.value }
+        #expect(firstError?.message.contains("did not answer") == true)
+        while finished.withLock({ $0 }) < 3 {
+            lockClock.advance(by: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        for call in waiting {
+            let error = await expectError(.transport) { _ = try await call.value }
+            #expect(error?.message.contains("another process's refresh of profile default failed just now") == true)
+        }
+        #expect(endpoint.count.withLock { $0 } == 1, "the token endpoint got more than one request")
+
+        // Whoever asks after the failure sends a request of its own.
+        let later = try state(now: asked.addingTimeInterval(1))
+        _ = await expectError(.transport) { _ = try await later.freshAccessToken() }
+        #expect(endpoint.count.withLock { $0 } == 2)
     }
 }

@@ -111,6 +111,71 @@ import Testing
         let holder = try holdLock(root + "/default.lock")
         close(holder)
     }
+
+    // MARK: Deleting the lock file (issue 17: `logout` left an empty lock file)
+
+    @Test("remove deletes the profile's lock file, holding it, and nothing is left of the profile")
+    func removeDeletesTheLockFile() async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await store.withExclusiveAccess(profile: "default") {
+            try await store.save(try Fixtures.record(tokens: Fixtures.tokens()))
+        }
+        try await store.withExclusiveAccess(profile: "other") {}
+        try await store.remove(profile: "default")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["other.lock"])
+        // The next sign-in makes it again.
+        try await store.withExclusiveAccess(profile: "default") {}
+        #expect(FileManager.default.fileExists(atPath: root + "/default.lock"))
+    }
+
+    @Test("remove keeps the lock file while a pending sign-in of the profile remains")
+    func removeKeepsTheLockOfAPendingSignIn() async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await store.save(try Fixtures.record(tokens: Fixtures.tokens()))
+        try write("{}", to: root + "/default.pending")
+        try await store.remove(profile: "default")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: root)) == ["default.pending", "default.lock"])
+    }
+
+    @Test("remove creates no directory and no lock file when there is no directory")
+    func removeWithoutADirectoryCreatesNothing() async throws {
+        let (root, _) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = FileTokenStore(directory: root + "/missing")
+        try await store.remove(profile: "default")
+        #expect(!FileManager.default.fileExists(atPath: root + "/missing"))
+    }
+
+    /// A waiter opened the lock file before its holder deleted it; a newcomer then created a new lock file and holds
+    /// it. When the old holder lets go, the waiter's lock is on a file nobody else uses: it must lock the new one.
+    @Test("a waiter whose lock file was deleted locks the file now at the path, never the deleted one")
+    func aWaiterOfADeletedLockFileTakesTheNewOne() async throws {
+        let clock = ManualClock()
+        let (root, store) = try makeStore(clock: clock)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let path = root + "/default.lock"
+        let first = try holdLock(path)
+        let occupancy = Occupancy()
+        let waiter = Task {
+            try await store.withExclusiveAccess(profile: "default") { occupancy.enter() }
+        }
+        await clock.sleepers(atLeast: 1)
+        // The remover deletes the file while holding it; a newcomer creates and locks a new one; the remover lets go.
+        try #require(unlink(path) == 0)
+        let second = try holdLock(path)
+        close(first)
+        clock.advance(by: .milliseconds(2))
+        // The waiter took the old file's lock, saw it is not the file at the path, and now waits for the new one
+        // (or, wrongly, entered).
+        while clock.sleeperCount == 0, occupancy.entries == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(occupancy.entries == 0, "entered while another held the lock file at the path")
+        close(second)
+        clock.advance(by: .milliseconds(100))
+        try await waiter.value
+        #expect(occupancy.entries == 1)
+    }
 }
 
 /// Takes the lock with a descriptor of the test's own, as another process would.

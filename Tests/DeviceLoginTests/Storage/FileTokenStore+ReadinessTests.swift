@@ -8,16 +8,52 @@ import Testing
     /// The uid of `nobody`, for files of another user (only root can make them).
     static let otherUser: UInt32 = 65_534
 
-    @Test("a missing directory is created 0700 (parents too); nothing else is written")
-    func createsTheDirectory() async throws {
+    // Issue 17: a login that failed before any request had already created the directory and the lock file.
+    @Test("a missing directory is not created, nor its parents; nothing is written")
+    func leavesAMissingDirectoryMissing() async throws {
         let root = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let store = FileTokenStore(directory: root + "/a/b")
         try await store.checkReady(profile: "work")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root).isEmpty)
+        // The first save creates it, 0700, parents too.
+        try await store.save(try Fixtures.record(name: "work", tokens: Fixtures.tokens()))
         #expect(try permissions(root + "/a/b") == 0o700)
         #expect(try permissions(root + "/a") == 0o700)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/a/b") == ["work.lock"])
+    }
+
+    @Test("an existing directory gets no lock file: the probe file is removed and the lock made when needed")
+    func writesNothingInAnExistingDirectory() async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
         try await store.checkReady(profile: "work")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root).isEmpty)
+    }
+
+    @Test("a missing directory under a file is refused, and nothing is created")
+    func refusesAParentThatIsAFile() async throws {
+        let root = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try write("", to: root + "/file")
+        let store = FileTokenStore(directory: root + "/file/a/b")
+        let error = try await storageError { try await store.checkReady(profile: "work") }
+        #expect(error.message.contains("the token directory \(root)/file/a/b: Not a directory"), "\(error.message)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["file"])
+    }
+
+    @Test(
+        "a missing directory whose parent this user cannot write is refused (not as root: root may write anywhere)",
+        .enabled(if: geteuid() != 0))
+    func refusesAnUnwritableParent() async throws {
+        let root = try Fixtures.temporaryDirectory()
+        defer {
+            try? setMode(root, 0o700)
+            try? FileManager.default.removeItem(atPath: root)
+        }
+        try setMode(root, 0o500)
+        let store = FileTokenStore(directory: root + "/a")
+        let error = try await storageError { try await store.checkReady(profile: "work") }
+        #expect(error.message.contains("could not create the token directory \(root)/a"), "\(error.message)")
     }
 
     @Test("an existing profile is left as it is")
