@@ -32,7 +32,8 @@ final class TLSTestServer {
         URL(string: "https://127.0.0.1:\(port)\(path)")!
     }
 
-    /// Generates the certificates, starts the server and waits (at most 20 s) until it listens.
+    /// Generates the certificates, starts the server and waits (at most 120 s, a failsafe spent only when it cannot
+    /// start: on a loaded machine python and three openssl runs took over 20 s) until it listens.
     static func start() async throws -> TLSTestServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("device-login-tls-\(UUID().uuidString)")
@@ -52,7 +53,7 @@ final class TLSTestServer {
             throw error
         }
         let portFile = directory.appendingPathComponent("port")
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline, process.isRunning {
             if let text = try? String(contentsOf: portFile, encoding: .utf8), let port = UInt16(text) {
                 let caFile = directory.appendingPathComponent("ca.pem").path
@@ -80,7 +81,7 @@ final class TLSTestServer {
         import http.server, os, ssl, subprocess, sys, threading
 
         work = sys.argv[1]
-        threading.Timer(60, os._exit, [0]).start()
+        threading.Timer(300, os._exit, [0]).start()
 
         def openssl(*args):
             subprocess.run(["openssl", *args], cwd=work, check=True, capture_output=True, timeout=30)
