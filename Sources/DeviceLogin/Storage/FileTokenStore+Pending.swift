@@ -41,7 +41,9 @@ extension FileTokenStore {
     /// - Parameter name: The profile name.
     /// - Returns: The pending sign-in, or nil when there is none.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` when the file is unsafe or corrupt,
-    ///   naming it and what to do.
+    ///   naming it and what to do; ``DeviceLoginError/Code/insecureEndpoint`` or
+    ///   ``DeviceLoginError/Code/configuration`` when an endpoint it names fails the HTTPS policy or is not its
+    ///   profile's server's (``PendingAuthorization/checkServer(savedProfile:)``).
     public func loadPending(profile name: String) async throws -> PendingAuthorization? {
         let path = try pendingPath(profile: name)
         let bytes = try await BlockingIO.run { [self] () throws -> [UInt8]? in
@@ -70,6 +72,16 @@ extension FileTokenStore {
             throw DeviceLoginError(
                 .storage, "the pending sign-in file \(path) is for profile \"\(pending.name)\", not \"\(name)\"",
                 hint: hint)
+        }
+        // Its endpoints pass the policy one on the command line passes, and are its profile's server's: nothing is
+        // sent to an endpoint only a file names. A saved profile that cannot be read is no reference.
+        let saved = (try? await load(profile: name))?.profile
+        do {
+            try pending.checkServer(savedProfile: saved)
+        } catch var error as DeviceLoginError {
+            error.message = "the pending sign-in file \(path) is refused: " + error.message
+            error.hint = "remove it (rm \(path)) and start the sign-in again with `device-login login`"
+            throw error
         }
         return pending
     }

@@ -108,6 +108,63 @@ public struct PendingAuthorization: Sendable, Hashable {
     }
 }
 
+extension PendingAuthorization {
+    /// Checks, before anything is sent, that the pending sign-in may be polled where its file says: every endpoint
+    /// passes the HTTPS policy (``EndpointPolicy``) as one given on the command line does, and belongs to its
+    /// profile's server. A file is only as trustworthy as whoever last wrote it; a changed token endpoint would
+    /// receive the device code and the client secret.
+    ///
+    /// Its profile's server is its issuer, which the authorization recorded when the code was requested
+    /// (``DeviceAuthorization/issuer``), and, when the profile is saved already with that issuer (`savedProfile`),
+    /// the hosts that profile talks to: every endpoint of the pending sign-in must be on the origin (scheme, host,
+    /// port) of one of the saved profile's endpoints or its issuer.
+    /// - Parameter savedProfile: The profile saved under the same name (`NAME.json`), if any.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/insecureEndpoint`` when an endpoint fails the
+    ///   HTTPS policy, or ``DeviceLoginError/Code/configuration`` when the endpoints are not its server's.
+    public func checkServer(savedProfile: Profile?) throws {
+        let endpoints = profile.endpoints
+        try endpoints.check(allowInsecureHTTP: profile.allowInsecureHTTP)
+        let server = endpoints.issuer ?? endpoints.deviceAuthorization.absoluteString
+        // As ``DeviceFlow`` recorded it when the code was requested from these endpoints.
+        if let recorded = authorization.issuer, recorded != server {
+            throw DeviceLoginError(
+                .configuration,
+                "its endpoints are of \(Self.origin(text: server)), but it was started with "
+                    + Self.origin(text: recorded))
+        }
+        guard let savedProfile, let issuer = savedProfile.issuer, issuer == profile.issuer else { return }
+        let saved = savedProfile.endpoints
+        let known = Set(
+            ([saved.deviceAuthorization, saved.token]
+                + [saved.revocation, saved.userinfo, saved.jwks, URL(string: issuer)]
+                .compactMap { $0 }).map(Self.origin))
+        let named: [(String, URL?)] = [
+            ("device authorization endpoint", endpoints.deviceAuthorization), ("token endpoint", endpoints.token),
+            ("revocation endpoint", endpoints.revocation), ("userinfo endpoint", endpoints.userinfo),
+            ("jwks_uri", endpoints.jwks),
+        ]
+        for case (let name, let url?) in named where !known.contains(Self.origin(url)) {
+            throw DeviceLoginError(
+                .configuration,
+                "its \(name) is on \(Self.origin(url)), none of the hosts of the saved profile "
+                    + "'\(savedProfile.name)' (\(Self.origin(text: issuer)))")
+        }
+    }
+
+    /// The origin of `url` (RFC 6454): the scheme and host lowercased, and the port, the scheme's default when none
+    /// is written.
+    static func origin(_ url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
+        return "\(scheme)://\((url.host ?? "").lowercased()):\(port)"
+    }
+
+    /// The origin of a URL given as text, for a message; `another server` for text that is no URL.
+    private static func origin(text: String) -> String {
+        URL(string: text).map(origin) ?? "another server"
+    }
+}
+
 extension PendingAuthorization: CustomStringConvertible {
     /// A summary without the device code, the key or any secret.
     public var description: String {

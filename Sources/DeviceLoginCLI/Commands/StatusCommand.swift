@@ -280,6 +280,9 @@ enum StatusCommand {
             object["client_id"] = .string(profile.clientID)
             if let provider = profile.provider { object["provider"] = .string(provider) }
             object["bindings"] = .array(profile.bindings.map { .string($0.description) })
+            // The user name the credential helpers answer with, not the person signed in (that is `user`).
+            // `username` is its v1 name, kept as a deprecated alias until a "v": 2 (STYLE.md rule 17).
+            object["helper_username"] = .string(profile.effectiveUsername)
             object["username"] = .string(profile.effectiveUsername)
             object["dpop"] = .bool(profile.usesDPoP)
             if let dpopKeyPath { object["dpop_key"] = .string(dpopKeyPath) }

@@ -9,9 +9,11 @@ import Darwin
 /// Where a command writes its result: standard output, or a buffer in tests.
 ///
 /// Unlike ``TextSink`` (standard error, best effort), every write says whether it arrived. A token, JSON object or
-/// report that could not be written whole — `device-login token > /dev/full`, a closed standard output, a pipe
-/// whose reader is gone (SIGPIPE is ignored, so the write fails with EPIPE) — is a failure the command reports
-/// (``ExitCode/ioError``, 74), never a silent exit 0.
+/// report that could not be written whole — `device-login token > /dev/full`, a closed standard output — is a
+/// failure the command reports (``ExitCode/ioError``, 74), never a silent exit 0. A pipe whose reader is gone
+/// (SIGPIPE is ignored, so the write fails with EPIPE: `device-login status | head -3`) is no failure worth a
+/// message: the reader has all it wanted, and the process ends as `git log | head` does, by SIGPIPE
+/// (``WriteError/readerIsGone``, ``ExitCode/readerGone``).
 struct ResultSink: Sendable {
     /// Why a result could not be written.
     struct WriteError: Error, Equatable {
@@ -23,6 +25,10 @@ struct ResultSink: Sendable {
 
         /// The system's words for the failure; for a closed descriptor (EBADF), `it is closed`.
         var reason: String { code == EBADF ? "it is closed" : String(cString: strerror(code)) }
+
+        /// Whether the reader of a pipe closed it early (EPIPE): no error worth a message. A full device (ENOSPC)
+        /// or a closed descriptor (EBADF) is one.
+        var readerIsGone: Bool { code == EPIPE }
     }
 
     /// Receives the text as it is (no newline added); throws when it was not written whole.

@@ -40,7 +40,7 @@ package enum CLIProcess {
         if hardening.isHardened, !closed.contains(1) {
             let process = FastLane.Process(
                 environment: environmentVariable, stdin: stdin, stdout: .fileDescriptor(1), now: SystemTime.now())
-            if let code = FastLane.answer(arguments, process: process) { exit(code.rawValue) }
+            if let code = FastLane.answer(arguments, process: process) { end(code) }
             stdin = .replaying(process.inputRead, then: stdin)
         }
 
@@ -73,10 +73,25 @@ package enum CLIProcess {
         Task {
             let code = await work.value
             withExtendedLifetime(signals) {
-                exit(InterruptHandler.exitCode(code, stoppedBy: signals.receivedSignal).rawValue)
+                end(InterruptHandler.exitCode(code, stoppedBy: signals.receivedSignal))
             }
         }
         dispatchMain()
+    }
+
+    /// Ends the process with `code`. ``ExitCode/readerGone`` ends it by SIGPIPE, as git does when the reader of its
+    /// output has gone (`git log | head`): a shell sees 141 and prints nothing, and a `set -o pipefail` script sees
+    /// the same status as for git.
+    static func end(_ code: ExitCode) -> Never {
+        if code == .readerGone {
+            signal(SIGPIPE, SIG_DFL)
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGPIPE)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            raise(SIGPIPE)
+        }
+        exit(code.rawValue)
     }
 
     /// Whether to leave the Swift runtime's crash reports on: only when `SWIFT_BACKTRACE` asks for them. By

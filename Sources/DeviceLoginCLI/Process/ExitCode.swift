@@ -49,13 +49,17 @@ struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
     static let cancelled = ExitCode(rawValue: 130)
     /// Stopped with Ctrl-\\ (128 + SIGQUIT), cleanly: no core file, no crash report.
     static let quit = ExitCode(rawValue: 131)
+    /// The reader of standard output closed it early (`device-login status | head -3`): the process ends quietly
+    /// by SIGPIPE, as `git log | head` does, so a shell sees 141 (128 + 13) and prints nothing
+    /// (``CLIProcess/exit(_:)``).
+    static let readerGone = ExitCode(rawValue: 141)
     /// Stopped by SIGTERM, which `timeout`, `kill` and service managers send (128 + 15).
     static let terminated = ExitCode(rawValue: 143)
 
     /// The tool's own codes, in the order `--help` lists them. (`exec` also exits with its command's status.)
     static let allCases: [ExitCode] = [
         .success, .failure, .usage, .denied, .expired, .unavailable, .ioError, .busy, .protocolError, .notSignedIn,
-        .configuration, .hangUp, .cancelled, .quit, .terminated,
+        .configuration, .hangUp, .cancelled, .quit, .readerGone, .terminated,
     ]
 
     /// The codes of a process stopped by a signal the tool handles: every command that waits on a person, the
@@ -115,6 +119,7 @@ struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
         case .hangUp: return "stopped by SIGHUP (the terminal closed)"
         case .cancelled: return "cancelled (Ctrl-C)"
         case .quit: return "stopped with Ctrl-\\ (SIGQUIT)"
+        case .readerGone: return "the reader of stdout closed it early (SIGPIPE, as git log | head)"
         case .terminated: return "stopped by SIGTERM"
         default: return "exit status \(rawValue)"
         }

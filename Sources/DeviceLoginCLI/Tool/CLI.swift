@@ -116,9 +116,17 @@ package enum CLI {
         }
     }
 
-    /// Says on stderr that the result could not be written; returns ``ExitCode/ioError``.
+    /// Says on stderr that the result could not be written and returns ``ExitCode/ioError``; for a reader that
+    /// closed the pipe early (``ResultSink/WriteError/readerIsGone``) says nothing and returns
+    /// ``ExitCode/readerGone``.
     static func unwritten(_ error: ResultSink.WriteError, context: CLIContext) -> ExitCode {
-        context.report(error.message)
+        unwritten(error, stderr: context.stderr)
+    }
+
+    /// ``unwritten(_:context:)`` for a process without a context (the fast lane).
+    static func unwritten(_ error: ResultSink.WriteError, stderr: TextSink) -> ExitCode {
+        guard !error.readerIsGone else { return .readerGone }
+        stderr.line("device-login: " + error.message)
         return .ioError
     }
 

@@ -76,9 +76,8 @@ enum FastLane {
             try process.stdout.write(answer.text)
             return answer.code
         } catch {
-            // As the full path reports an unwritten result (``CLI/unwritten(_:context:)``).
-            TextSink.fileDescriptor(2).line("device-login: " + error.message)
-            return .ioError
+            // As the full path reports an unwritten result.
+            return CLI.unwritten(error, stderr: .fileDescriptor(2))
         }
     }
 

@@ -270,6 +270,48 @@ struct DetachedSignInTests {
         #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("work.pending").path))
     }
 
+    /// Rewrites the pending file of `home` with `change` applied to its JSON, as someone with access to it could.
+    static func tamper(home: URL, profile: String = "default", _ change: (inout [String: Any]) -> Void) throws {
+        let path = home.appendingPathComponent(profile + ".pending")
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: path)) as? [String: Any])
+        change(&object)
+        try JSONSerialization.data(withJSONObject: object).write(to: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path)
+    }
+
+    @Test("a pending file whose token endpoint was changed to plain http off loopback: exit 78, nothing sent")
+    func tamperedTokenEndpoint() async throws {
+        let (home, server, _) = try await detachedSignIn(approveAfter: 1)
+        defer { try? FileManager.default.removeItem(at: home) }
+        try Self.tamper(home: home) { object in
+            var profile = object["profile"] as? [String: Any] ?? [:]
+            var endpoints = profile["endpoints"] as? [String: Any] ?? [:]
+            endpoints["token_endpoint"] = "http://evil.example/token"
+            profile["endpoints"] = endpoints
+            object["profile"] = profile
+        }
+        let transport = StubTransport()
+        let resumed = await CLIHarness.run(
+            ["login", "--resume", "--client-secret", "s3cret", "--timeout", "20s"],
+            environment: ["DEVICE_LOGIN_HOME": home.path],
+            transport: transport)
+        #expect(resumed.code == .configuration, "\(resumed.stderr)")
+        #expect(transport.requests.isEmpty, "\(transport.requests.map(\.url))")
+        let path = home.appendingPathComponent("default.pending").path
+        #expect(
+            resumed.stderr
+                == "device-login: the pending sign-in file \(path) is refused: refusing plain HTTP to evil.example: use"
+                + " https, or allow insecure HTTP explicitly\nhint: remove it (rm \(path)) and start the sign-in again"
+                + " with `device-login login`\n")
+        // The real binary too, in a network namespace of its own (no route out): the same refusal.
+        let binary = try await BinaryHarness.run(
+            ["-rn", BinaryHarness.binary.path, "login", "--resume"], environment: ["DEVICE_LOGIN_HOME": home.path],
+            executable: URL(fileURLWithPath: "/usr/bin/unshare"))
+        #expect(binary.status == ExitCode.configuration.rawValue, "\(binary.stderr)")
+        #expect(binary.stderr.contains("is refused: refusing plain HTTP to evil.example"), "\(binary.stderr)")
+        #expect(try await violations(stopping: server) == "0")
+    }
+
     @Test("the command that resumes names the profile only when it is not the default, shell-quoted")
     func resumeCommand() {
         #expect(DetachedSignIn.resumeCommand(profile: "default") == "device-login login --resume")

@@ -65,13 +65,13 @@ struct LoginCommandTests {
     func saved() async throws {
         let home = try temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
-        let result = try await login(["--json", "--profile", "work"], home: home, stdout: .failing(EPIPE))
+        let result = try await login(["--json", "--profile", "work"], home: home, stdout: .failing(ENOSPC))
         #expect(result.code == .ioError)
         let path = try FileTokenStore(directory: home.path).filePath(profile: "work")
         #expect(
             result.stderr.hasSuffix(
                 """
-                device-login: could not write the result to standard output: \(String(cString: strerror(EPIPE)))
+                device-login: could not write the result to standard output: \(String(cString: strerror(ENOSPC)))
                 The tokens are saved in profile 'work' (\(path)): `device-login token --profile work` prints the access \
                 token.
 

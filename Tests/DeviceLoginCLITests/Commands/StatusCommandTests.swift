@@ -126,6 +126,14 @@ struct StatusCommandTests {
         #expect(plain.json["provider"] == nil)
     }
 
+    @Test("the helpers' user name is helper_username; username stays, as its deprecated v1 alias, with the same value")
+    func helperUsername() throws {
+        let tokens = TokenSet(accessToken: "at", expiresAt: Self.now.addingTimeInterval(3600), issuedAt: Self.now)
+        let report = try Self.report(tokens)
+        #expect(report.json["helper_username"] == .string(Profile.defaultUsername))
+        #expect(report.json["username"] == report.json["helper_username"])
+    }
+
     private static func report(
         _ tokens: TokenSet, verification: IDTokenVerification? = nil, provider: String? = nil
     ) throws -> StatusCommand.Report {

@@ -98,4 +98,19 @@ struct ResultSinkTests {
         #expect(result.code == .ioError)
         #expect(result.stderr == "device-login: " + ResultSink.WriteError(code: ENOSPC).message + "\n")
     }
+
+    @Test(
+        "a reader that closed the pipe early (EPIPE): exit 141 and nothing on stderr; ENOSPC and EBADF stay errors",
+        arguments: [["--version"], ["--help"], ["status"], ["status", "--json"]])
+    func readerGone(words: [String]) async throws {
+        #expect(!ResultSink.WriteError(code: ENOSPC).readerIsGone)
+        #expect(!ResultSink.WriteError(code: EBADF).readerIsGone)
+        #expect(ResultSink.WriteError(code: EPIPE).readerIsGone)
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = await CLIHarness.run(words, environment: ["DEVICE_LOGIN_HOME": home.path], stdout: .failing(EPIPE))
+        #expect(result.code == .readerGone)
+        #expect(result.code.rawValue == 141)
+        #expect(result.stderr == "")
+    }
 }

@@ -14,11 +14,10 @@ import Darwin
 @Suite("The real process: a result that cannot be written", .serialized, .timeLimit(.minutes(3)))
 struct CLIProcessTests {
     @Test(
-        "token to a full device, a closed stdout or a pipe nobody reads: exit 74, said on stderr",
+        "token to a full device or a closed stdout: exit 74, said on stderr",
         arguments: [
             (ProcessHarness.Output.full, "No space left on device"),
             (.closed, "it is closed"),
-            (.brokenPipe, "Broken pipe"),
         ])
     func tokenUnwritten(output: ProcessHarness.Output, reason: String) async throws {
         let home = try BinaryHarness.temporaryHome()
@@ -50,6 +49,35 @@ struct CLIProcessTests {
             output: .full)
         #expect(result.status == 74)
         #expect(result.stderr.hasPrefix("device-login: could not write the result to standard output: "))
+    }
+
+    @Test(
+        "a reader that closed the pipe early: the process ends by SIGPIPE (141), as git does, and says nothing",
+        arguments: [
+            ["token"], ["status"], ["status", "--json"], ["--version"], ["status", "--help"],
+        ])
+    func readerGone(words: [String]) async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let token = try await ProcessHarness.saveSignedInProfile(home: home)
+        let result = try await ProcessHarness.run(
+            words, environment: ["DEVICE_LOGIN_HOME": home.path], output: .brokenPipe)
+        #expect(result.status == 128 + SIGPIPE, "\(words): \(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(words): \(result.stderr)")
+        #expect(!result.stderr.contains(token))
+    }
+
+    @Test("status to a full device or a closed stdout stays an error: exit 74, said on stderr")
+    func statusUnwritten() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await ProcessHarness.saveSignedInProfile(home: home)
+        for (output, reason) in [(ProcessHarness.Output.full, "No space left on device"), (.closed, "it is closed")] {
+            let result = try await ProcessHarness.run(
+                ["status"], environment: ["DEVICE_LOGIN_HOME": home.path], output: output)
+            #expect(result.status == 74)
+            #expect(result.stderr == "device-login: could not write the result to standard output: \(reason)\n")
+        }
     }
 
     @Test("demo --json (a sign-in with nothing saved) to /dev/full: exit 74, and says the tokens are lost")

@@ -220,9 +220,13 @@ struct FastLaneTests {
         defer { fixture.remove() }
         try await fixture.signIn("work", bindings: [])
         let process = FastLane.Process(
-            environment: { fixture.profiles.environment[$0] }, stdin: .empty, stdout: .failing(EPIPE), now: Date())
+            environment: { fixture.profiles.environment[$0] }, stdin: .empty, stdout: .failing(ENOSPC), now: Date())
 
         #expect(FastLane.answer(["token", "--profile", "work"], process: process) == .ioError)
+        // A reader that closed the pipe early is no error: the lane ends as the full path does, by SIGPIPE.
+        let gone = FastLane.Process(
+            environment: { fixture.profiles.environment[$0] }, stdin: .empty, stdout: .failing(EPIPE), now: Date())
+        #expect(FastLane.answer(["token", "--profile", "work"], process: gone) == .readerGone)
     }
 
     /// `exec` on a home with a valid bearer token in profile `work`, run both ways: by the binary, whose lane

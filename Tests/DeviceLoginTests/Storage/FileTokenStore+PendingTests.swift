@@ -57,6 +57,35 @@ struct FileTokenStorePendingTests {
         #expect(other.message.contains("is for profile \"other\", not \"work\""))
     }
 
+    @Test("a file whose token endpoint is plain http off loopback is refused when read: exit 78's code, naming it")
+    func insecureEndpointRefused() async throws {
+        let (root, store) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var pending = try pendingFixture()
+        pending.profile.endpoints.token = try #require(URL(string: "http://evil.example/token"))
+        try await store.savePending(pending)
+        let path = root + "/work.pending"
+        let error = try await #require(throws: DeviceLoginError.self) {
+            _ = try await store.loadPending(profile: "work")
+        }
+        #expect(error.code == .insecureEndpoint)
+        #expect(
+            error.message
+                == "the pending sign-in file \(path) is refused: refusing plain HTTP to evil.example: use https, or allow"
+                + " insecure HTTP explicitly")
+        #expect(error.hint == "remove it (rm \(path)) and start the sign-in again with `device-login login`")
+        // Against the saved profile of the same server: a host it does not talk to is refused too.
+        pending = try pendingFixture()
+        pending.profile.endpoints.token = try #require(URL(string: "https://evil.example/token"))
+        try await store.savePending(pending)
+        try await store.save(ProfileRecord(profile: try Fixtures.profile(name: "work"), tokens: nil))
+        let other = try await #require(throws: DeviceLoginError.self) {
+            _ = try await store.loadPending(profile: "work")
+        }
+        #expect(other.code == .configuration)
+        #expect(other.message.contains("its token endpoint is on https://evil.example:443, none of the hosts"))
+    }
+
     @Test("one poller at a time: a second is refused at once with this process's ID; free again afterwards")
     func onePoller() async throws {
         let (root, store) = try makeStore()

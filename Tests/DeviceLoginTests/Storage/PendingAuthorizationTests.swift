@@ -76,4 +76,76 @@ struct PendingAuthorizationTests {
         let data = try JSONValue.encode(object)
         #expect(throws: DeviceLoginError.self) { try JSONDecoder().decode(PendingAuthorization.self, from: data) }
     }
+
+    /// The fixture with its profile's endpoints changed by `change`, as a tampered file would hold them.
+    private func tampered(_ change: (inout ServerEndpoints) -> Void) throws -> PendingAuthorization {
+        var pending = try pendingFixture()
+        change(&pending.profile.endpoints)
+        return pending
+    }
+
+    /// The fixture with endpoint `field` (its stored name) set to `url`.
+    private func tampered(_ field: String, _ url: String) throws -> PendingAuthorization {
+        let url = try #require(URL(string: url))
+        return try tampered { endpoints in
+            switch field {
+            case "device_authorization_endpoint": endpoints.deviceAuthorization = url
+            case "token_endpoint": endpoints.token = url
+            case "revocation_endpoint": endpoints.revocation = url
+            case "userinfo_endpoint": endpoints.userinfo = url
+            default: endpoints.jwks = url
+            }
+        }
+    }
+
+    @Test(
+        "an endpoint a file names passes the HTTPS policy, as one on the command line: plain http off loopback refused",
+        arguments: [
+            ("token_endpoint", "http://evil.example/token", "refusing plain HTTP to evil.example"),
+            ("device_authorization_endpoint", "http://evil.example/d", "refusing plain HTTP to evil.example"),
+            ("revocation_endpoint", "http://evil.example/r", "refusing plain HTTP to evil.example"),
+            ("userinfo_endpoint", "http://evil.example/u", "refusing plain HTTP to evil.example"),
+            ("jwks_uri", "http://evil.example/k", "refusing plain HTTP to evil.example"),
+            ("token_endpoint", "https://u:p@auth.example.com/token", "has a user name or password"),
+            ("token_endpoint", "ftp://auth.example.com/token", "is not an http(s) URL"),
+        ])
+    func endpointPolicy(field: String, url: String, message: String) throws {
+        let pending = try tampered(field, url)
+        let error = try #require(throws: DeviceLoginError.self) { try pending.checkServer(savedProfile: nil) }
+        #expect(error.code == .insecureEndpoint)
+        #expect(error.message.contains(message), "\(error.message)")
+        try pendingFixture().checkServer(savedProfile: nil)
+    }
+
+    @Test("endpoints of another server than the one the code was requested from are refused")
+    func anotherIssuer() throws {
+        let pending = try tampered { $0.issuer = "https://evil.example" }
+        let error = try #require(throws: DeviceLoginError.self) { try pending.checkServer(savedProfile: nil) }
+        #expect(error.code == .configuration)
+        #expect(
+            error.message
+                == "its endpoints are of https://evil.example:443, but it was started with https://auth.example.com:443"
+        )
+    }
+
+    @Test("with a saved profile of the same issuer, every endpoint is on one of its hosts")
+    func savedProfileHosts() throws {
+        let saved = try Fixtures.profile(name: "work")
+        try pendingFixture().checkServer(savedProfile: saved)
+        // Another path on a known host is fine; a port, host or scheme of its own is not.
+        try tampered("token_endpoint", "https://AUTH.example.com:443/oauth/token").checkServer(savedProfile: saved)
+        for url in ["https://evil.example/token", "https://auth.example.com:8443/token", "http://127.0.0.1:9/token"] {
+            let pending = try tampered("token_endpoint", url)
+            let error = try #require(throws: DeviceLoginError.self) { try pending.checkServer(savedProfile: saved) }
+            #expect(error.code == .configuration)
+            #expect(error.message.hasPrefix("its token endpoint is on "), "\(error.message)")
+            #expect(
+                error.message.hasSuffix(
+                    ", none of the hosts of the saved profile 'work' (https://auth.example.com:443)"))
+        }
+        // A saved profile of another server is no reference: the sign-in is for a new one.
+        var elsewhere = saved
+        elsewhere.issuer = "https://other.example"
+        try tampered("jwks_uri", "https://keys.example/jwks").checkServer(savedProfile: elsewhere)
+    }
 }
