@@ -133,7 +133,7 @@ extension FileTokenStore {
     static let maximumFailureMessageBytes = 512
 
     /// Writes the failure into the profile's lock file, which the caller holds: `failed_at <Unix seconds>`, a newline,
-    /// the message (cut to ``maximumFailureMessageBytes``). Best effort: a failure not noted is only not shared.
+    /// the message (cut to 512 bytes, `maximumFailureMessageBytes`). Best effort: a failure not noted is only not shared.
     public func recordRefreshFailure(profile name: String, at failedAt: Date, message: String) async {
         guard let path = try? lockPath(profile: name) else { return }
         let seconds = failedAt.timeIntervalSince1970

@@ -55,7 +55,7 @@ public struct ProfileRecord: Sendable, Hashable, Codable {
         left.version == right.version && left.profile == right.profile && left.tokens == right.tokens
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(version)
         hasher.combine(profile)

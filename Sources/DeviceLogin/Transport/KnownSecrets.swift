@@ -27,7 +27,7 @@ public struct KnownSecrets: Sendable {
 
     /// The values, least recently remembered first.
     private var values: [String] = []
-    /// The values' UTF-8 bytes by their first four bytes: what ``scrub(_:)-swift.method`` looks up at each position
+    /// The values' UTF-8 bytes by their first four bytes: what `scrub(_:)` looks up at each position
     /// of a text, so that scrubbing costs one lookup per byte of the text, not one search of the text per secret.
     /// Every error a server sends is scrubbed (an `authorization_pending` answer on every poll, its body included),
     /// and a process may hold hundreds of secrets: 2,000 flows in one process took 23 s of CPU instead of 1 s when
@@ -41,7 +41,7 @@ public struct KnownSecrets: Sendable {
         self.capacity = capacity
     }
 
-    /// Remembers `value` as a secret of this process, so ``scrub(_:)-swift.type.method`` hides it wherever it
+    /// Remembers `value` as a secret of this process, so `scrub(_:)` hides it wherever it
     /// appears; nil and short values are ignored.
     public static func remember(_ value: String?) {
         shared.withLock { $0.remember(value) }
