@@ -10,8 +10,10 @@ import Foundation
 ///
 /// A ``TokenSet`` keeps the verdict of its ID token (``TokenSet/idTokenVerification``), so that showing who is signed
 /// in needs no request. The verdict names the token by its SHA-256 (``tokenDigest``): a token changed after it was
-/// judged — in the file, say — no longer matches (``isAbout(_:)``), and is judged again. Only verified and refused
-/// verdicts are kept; an undetermined one is tried again next time.
+/// judged — in the file, say — no longer matches (``isAbout(_:)``), and is judged again. Verified and refused
+/// verdicts are kept for good; an undetermined one is tried again next time, except that one whose keys could not be
+/// fetched (``keysUnavailableAt``) is reused for a short while (``isRecent(at:within:)``), so that a slow or
+/// unreachable key set does not make every `status` wait again.
 ///
 /// ```swift
 /// let verdict = try await state.idTokenVerification()
@@ -42,11 +44,15 @@ public struct IDTokenVerification: Sendable, Hashable {
     public var tokenDigest: String?
     /// When the checks ran, by the injected `now`.
     public var checkedAt: Date
+    /// When the issuer's keys were last fetched for this token and could not be had (the `jwks_uri` slow,
+    /// unreachable or broken), by the injected `now`; nil for every other verdict. Stored as `keys_unavailable_at`;
+    /// a record written before it existed has none, and such a verdict is judged again as before.
+    public var keysUnavailableAt: Date?
 
     /// Creates a verdict.
     public init(
         outcome: Outcome, problem: String? = nil, algorithm: String? = nil, keyID: String? = nil,
-        tokenDigest: String?, checkedAt: Date
+        tokenDigest: String?, checkedAt: Date, keysUnavailableAt: Date? = nil
     ) {
         self.outcome = outcome
         self.problem = problem
@@ -54,6 +60,7 @@ public struct IDTokenVerification: Sendable, Hashable {
         self.keyID = keyID
         self.tokenDigest = tokenDigest
         self.checkedAt = checkedAt
+        self.keysUnavailableAt = keysUnavailableAt
     }
 
     /// Whether the token was verified.
@@ -61,6 +68,14 @@ public struct IDTokenVerification: Sendable, Hashable {
 
     /// Whether the verdict is worth keeping: verified or refused, and naming its token.
     public var isFinal: Bool { outcome != .undetermined && tokenDigest != nil }
+
+    /// Whether this is a verdict of keys that could not be fetched (``keysUnavailableAt``) less than `interval` before
+    /// `now`: worth reusing rather than fetching them again. A time in the future (a clock set back) is not recent.
+    public func isRecent(at now: Date, within interval: Duration) -> Bool {
+        guard outcome == .undetermined, let keysUnavailableAt else { return false }
+        let elapsed = now.timeIntervalSince(keysUnavailableAt)
+        return elapsed >= 0 && elapsed < Double(interval.components.seconds)
+    }
 
     /// Whether this verdict is about `idToken` (its SHA-256 is ``tokenDigest``).
     ///
@@ -78,6 +93,7 @@ extension IDTokenVerification: Codable {
         case keyID = "kid"
         case tokenDigest = "sha256"
         case checkedAt = "checked_at"
+        case keysUnavailableAt = "keys_unavailable_at"
     }
 
     /// Reads a verdict in the stored form (times as Unix seconds, like the rest of a token file).
@@ -91,7 +107,8 @@ extension IDTokenVerification: Codable {
             algorithm: try container.decodeIfPresent(String.self, forKey: .algorithm),
             keyID: try container.decodeIfPresent(String.self, forKey: .keyID),
             tokenDigest: try container.decodeIfPresent(String.self, forKey: .tokenDigest),
-            checkedAt: try container.decodeStoredTime(forKey: .checkedAt)
+            checkedAt: try container.decodeStoredTime(forKey: .checkedAt),
+            keysUnavailableAt: try container.decodeStoredTimeIfPresent(forKey: .keysUnavailableAt)
         )
     }
 
@@ -107,6 +124,13 @@ extension IDTokenVerification: Codable {
             try TokenSet.storedSeconds(checkedAt, field: container.codingPath, key: CodingKeys.checkedAt),
             forKey: .checkedAt
         )
+        if let keysUnavailableAt {
+            try container.encode(
+                try TokenSet.storedSeconds(
+                    keysUnavailableAt, field: container.codingPath, key: CodingKeys.keysUnavailableAt),
+                forKey: .keysUnavailableAt
+            )
+        }
     }
 }
 

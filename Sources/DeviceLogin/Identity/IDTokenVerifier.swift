@@ -92,9 +92,12 @@ public struct IDTokenVerifier: Sendable {
     ///   - time: The time `exp` and `iat` are checked against: when the token arrived, by the injected `now`.
     ///   - fetchingKeys: Whether the key set may be fetched (and fetched again); false checks with a kept set only,
     ///     and is undetermined without one. Default true.
+    ///   - now: When the keys are fetched, by the injected `now`: a verdict of keys that could not be fetched records
+    ///     it (``IDTokenVerification/keysUnavailableAt``). Default `time`.
     /// - Returns: The verdict. Never throws: every failure is a verdict that says why.
     public func verify(
-        _ idToken: String, expecting expected: Expectations, at time: Date, fetchingKeys: Bool = true
+        _ idToken: String, expecting expected: Expectations, at time: Date, fetchingKeys: Bool = true,
+        now: Date? = nil
     ) async -> IDTokenVerification {
         let digest: String
         do {
@@ -141,7 +144,10 @@ public struct IDTokenVerifier: Sendable {
         let key: JSONWebKey
         switch await self.key(for: algorithm, keyID: keyID, fetching: fetchingKeys) {
         case .success(let found): key = found
-        case .failure(let problem): return verdict(problem.outcome, problem.message, algorithm.name, keyID)
+        case .failure(let problem):
+            var judged = verdict(problem.outcome, problem.message, algorithm.name, keyID)
+            if problem.keysUnavailable { judged.keysUnavailableAt = now ?? time }
+            return judged
         }
         do {
             guard try jws.verifies(algorithm, with: key) else {
@@ -162,6 +168,8 @@ public struct IDTokenVerifier: Sendable {
     struct Problem: Error, Sendable, Hashable {
         var message: String
         var outcome: IDTokenVerification.Outcome = .refused
+        /// Whether the key set could not be fetched (undetermined).
+        var keysUnavailable = false
     }
 
     /// The algorithm a header's `alg` names, when it may be verified (§3.1.3.7 items 6–7, RFC 8725 §3.1–3.2).
@@ -262,9 +270,10 @@ public struct IDTokenVerifier: Sendable {
         } catch let error as CryptoError {
             return .failure(Problem(message: "no key of the issuer's can verify it: \(error.message)"))
         } catch let error as DeviceLoginError {
-            return .failure(Problem(message: error.message, outcome: .undetermined))
+            return .failure(Problem(message: error.message, outcome: .undetermined, keysUnavailable: true))
         } catch {
-            return .failure(Problem(message: "the issuer's keys could not be fetched", outcome: .undetermined))
+            let message = "the issuer's keys could not be fetched"
+            return .failure(Problem(message: message, outcome: .undetermined, keysUnavailable: true))
         }
     }
 

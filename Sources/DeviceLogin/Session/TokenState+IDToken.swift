@@ -13,7 +13,9 @@ extension TokenState {
     /// token of a sign-in, a refresh judges a new one when this state holds the issuer's keys. Otherwise the token is
     /// judged now (``IDTokenVerifier``), against the time the tokens were received: the issuer's key set is fetched
     /// when this state does not hold it, and for a profile saved before ID tokens were verified, which names no
-    /// `jwks_uri`, the server's metadata first. A final verdict is then kept, in memory and in the store.
+    /// `jwks_uri`, the server's metadata first. A final verdict is then kept, in memory and in the store. So is one
+    /// of keys that could not be fetched (``IDTokenVerification/keysUnavailableAt``), which then answers, with no
+    /// request, for ``recheckInterval`` (5 minutes) after that check.
     ///
     /// ```swift
     /// if let verdict = try await state.idTokenVerification(), !verdict.isVerified {
@@ -27,7 +29,11 @@ extension TokenState {
         if case .unknown = phase { try await load() }
         guard let tokens else { throw notSignedIn }
         guard let idToken = tokens.idToken else { return nil }
-        if let kept = tokens.idTokenVerification, kept.isFinal, kept.isAbout(idToken) { return kept }
+        if let kept = tokens.idTokenVerification, kept.isFinal || kept.isRecent(at: now(), within: recheckInterval),
+            kept.isAbout(idToken)
+        {
+            return kept
+        }
         var endpoints = profile.endpoints
         if endpoints.jwks == nil, let issuer = endpoints.issuer ?? profile.issuer {
             // Saved before ID tokens were verified: the metadata names the key set.
@@ -54,11 +60,16 @@ extension TokenState {
             )
         else { return nil }
         try Task.checkCancellation()
-        if verdict.isFinal {
+        if verdict.isFinal || verdict.keysUnavailableAt != nil {
             await keep(verdict, for: idToken, endpoints: endpoints == profile.endpoints ? nil : endpoints)
         }
         return verdict
     }
+
+    /// How long a verdict of keys that could not be fetched (``IDTokenVerification/keysUnavailableAt``) is reused
+    /// before they are fetched again: the key set cache's refetch allowance (``JSONWebKeySetCache/refetchInterval``,
+    /// 5 minutes by default), so that a slow or unreachable `jwks_uri` does not make every `status` wait again.
+    nonisolated var recheckInterval: Duration { keySets.refetchInterval }
 
     /// The claims of the session's ID token, when it is verified (``idTokenVerification()``): the identity to show
     /// and trust.
@@ -142,7 +153,8 @@ extension TokenState {
                 flowClock: clock
             )
         )
-        return await verifier.verify(idToken, expecting: expected, at: receivedAt, fetchingKeys: fetchingKeys)
+        return await verifier.verify(
+            idToken, expecting: expected, at: receivedAt, fetchingKeys: fetchingKeys, now: now())
     }
 
     /// The refreshed tokens `next` with the verdict on their ID token, when it is new and this state holds the keys.

@@ -148,16 +148,25 @@ enum LoginCommand {
         do throws(ResultSink.WriteError) {
             try context.stdout.line(output)
         } catch {
-            // The only copy of the tokens may be the one that was just lost: say where they are, if anywhere.
+            // The only copy of the tokens may be the one that was just lost: say where they are, if anywhere. Tokens
+            // kept nowhere are revoked (RFC 7009, as `logout` does), as are those a store could not save
+            // (`revokingIfNotSaved`): none stays valid with no copy anywhere. A reader that closed the pipe early lost
+            // them too; they are revoked all the same, and nothing is said (the process ends by SIGPIPE, quietly).
             let code = CLI.unwritten(error, context: context)
+            let revoked = savedTo == nil ? await revokeAll(state) : false
+            if error.readerIsGone { return code }
             if let savedTo {
                 context.stderr.line(
                     "The tokens are saved in profile '\(settings.profile)' (\(savedTo)): "
                         + "`device-login token --profile \(settings.profile)` prints the access token.")
             } else {
                 context.stderr.line(
-                    "The tokens were not saved anywhere (nothing is stored), so they are lost: "
-                        + "sign in again.")
+                    "The tokens were not saved anywhere (nothing is stored), and the tokens could not be written to "
+                        + "standard output and "
+                        + (revoked
+                            ? "were revoked at the server: sign in again."
+                            : "could not all be revoked at the server: those not revoked stay valid until they "
+                                + "expire; sign in again."))
             }
             return code
         }
@@ -184,13 +193,20 @@ enum LoginCommand {
                 now: context.now
             )
             try await memory.store(result.response)
-            let revoked = (try? await memory.signOut())?.isComplete == true
+            let revoked = await revokeAll(memory)
             error.message +=
                 revoked
                 ? "; the new tokens, bound to the key that could not be saved, were revoked at the server"
                 : "; the new tokens, bound to the key that could not be saved, could not all be revoked"
             throw error
         }
+    }
+
+    /// Revokes the tokens `state` holds at the server (RFC 7009, ``TokenState/signOut(whenRevocationFails:)``, as
+    /// `logout` does): for tokens that would otherwise stay valid with no usable copy anywhere.
+    /// - Returns: Whether every token was revoked.
+    private static func revokeAll(_ state: TokenState) async -> Bool {
+        (try? await state.signOut())?.isComplete == true
     }
 
     /// A prover with a new P-256 key, for a sign-in with `--dpop`.

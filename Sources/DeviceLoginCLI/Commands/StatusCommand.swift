@@ -160,7 +160,11 @@ enum StatusCommand {
                 return "verified (\(verification.algorithm ?? "?")\(key))"
             }
             let yet = verification.outcome == .undetermined ? " yet" : ""
-            return "not verified\(yet): " + (verification.problem ?? "no reason given")
+            let problem = verification.problem ?? "no reason given"
+            // A verdict reused for a while rather than waiting on the key set again: say how old it is.
+            guard let unavailableAt = verification.keysUnavailableAt else { return "not verified\(yet): " + problem }
+            let ago = TokenOutput.duration(seconds: max(0, DateText.seconds(from: unavailableAt, to: now)))
+            return "not verified (keys unavailable, checked \(ago) ago): " + problem
         }
 
         private var who: String? {

@@ -46,7 +46,8 @@ struct LoginCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).isEmpty)
     }
 
-    @Test("--json --no-store into a failing stdout: exit 74, and the tokens are said to be lost")
+    // Issue 17: the tokens, kept nowhere, were left valid at the server.
+    @Test("--json --no-store into a failing stdout: exit 74, and the tokens, kept nowhere, are revoked")
     func lost() async throws {
         let home = try temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
@@ -56,7 +57,8 @@ struct LoginCommandTests {
             result.stderr.hasSuffix(
                 """
                 device-login: could not write the result to standard output: \(String(cString: strerror(ENOSPC)))
-                The tokens were not saved anywhere (nothing is stored), so they are lost: sign in again.
+                The tokens were not saved anywhere (nothing is stored), and the tokens could not be written to \
+                standard output and were revoked at the server: sign in again.
 
                 """))
     }

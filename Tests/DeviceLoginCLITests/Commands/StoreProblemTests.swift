@@ -162,6 +162,38 @@ struct StoreProblemTests {
         }
     }
 
+    // Issue 17: `login --json --no-store > /dev/full` exited 74 and left the tokens, written nowhere, valid.
+    @Test(
+        "login --no-store whose result cannot be written: the lost tokens are revoked (74, said; SIGPIPE: 141, quiet)",
+        arguments: [ProcessHarness.Output.full, .brokenPipe])
+    func unwrittenTokensAreRevoked(output: ProcessHarness.Output) async throws {
+        let home = try BinaryHarness.temporaryHome().path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let model = Self.model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            let result = try await ProcessHarness.run(
+                Self.login(server) + ["--json", "--no-store", "--quiet"], environment: ["DEVICE_LOGIN_HOME": home],
+                output: output)
+            #expect(model.revocations.map(\.tokenTypeHint) == ["refresh_token", "access_token"])
+            #expect(model.revocations.first?.kind == .refreshToken, "a live refresh token was revoked")
+            for revocation in model.revocations {
+                #expect(!result.stderr.contains(revocation.token), "a token reached stderr")
+                #expect(!model.isValid(accessToken: revocation.token))
+                #expect(!model.isValid(refreshToken: revocation.token))
+            }
+            if case .brokenPipe = output {
+                #expect(result.status == 128 + SIGPIPE, "\(result.stderr)")
+                #expect(result.stderr.isEmpty, "\(result.stderr)")
+            } else {
+                #expect(result.status == ExitCode.ioError.rawValue, "\(result.stderr)")
+                #expect(
+                    result.stderr.contains(
+                        "the tokens could not be written to standard output and were revoked at the server"),
+                    "\(result.stderr)")
+            }
+        }
+    }
+
     // Issue 8, bug 1: a stored expires_at of ±1e300 or 9.3e18 made every later status trap (SIGILL).
     @Test(
         "status of the binary on a profile file with a far time: exit 74 naming the file, never a signal",

@@ -29,4 +29,28 @@ import Testing
             verdict.description
                 == "IDTokenVerification(refused, alg: ES256, kid: k1, problem: the signature does not verify)")
     }
+
+    @Test func aVerdictOfUnavailableKeysIsRecentOnlyWithinTheInterval() {
+        let at = Fixtures.start
+        let verdict = IDTokenVerification(
+            outcome: .undetermined, tokenDigest: "d", checkedAt: at, keysUnavailableAt: at)
+        let interval = JSONWebKeySetCache.defaultRefetchInterval
+        #expect(verdict.isRecent(at: at, within: interval))
+        #expect(verdict.isRecent(at: at + 299, within: interval))
+        #expect(!verdict.isRecent(at: at + 300, within: interval))
+        #expect(!verdict.isRecent(at: at - 1, within: interval), "a clock set back")
+        let old = IDTokenVerification(outcome: .undetermined, tokenDigest: "d", checkedAt: at)
+        #expect(!old.isRecent(at: at, within: interval), "a record written before the field")
+    }
+
+    @Test func keysUnavailableAtIsStoredAndOptionalOnRead() throws {
+        let verdict = IDTokenVerification(
+            outcome: .undetermined, problem: "p", tokenDigest: "d", checkedAt: Fixtures.start,
+            keysUnavailableAt: Fixtures.start + 60)
+        let data = try JSONEncoder().encode(verdict)
+        #expect(String(decoding: data, as: UTF8.self).contains("\"keys_unavailable_at\":"))
+        #expect(try JSONDecoder().decode(IDTokenVerification.self, from: data) == verdict)
+        let old = Data(#"{"outcome":"undetermined","sha256":"d","checked_at":1800000000}"#.utf8)
+        #expect(try JSONDecoder().decode(IDTokenVerification.self, from: old).keysUnavailableAt == nil)
+    }
 }

@@ -148,6 +148,42 @@ import Testing
         #expect(try await harness.stored()?.idTokenVerification == verdict)
     }
 
+    // Issue 17: an unreachable key set made every later `status` wait for it again (up to the fetch's bound).
+    @Test func keysThatCouldNotBeFetchedAreNotAskedForAgainWithinTheRecheckInterval() async throws {
+        let harness = try Harness()
+        let jwks = Locked(0)
+        let transport = JWKSDownTransport(server: harness.server, fetches: jwks)
+        let signIn = TokenState(
+            profile: harness.profile, client: harness.client, store: harness.memory, transport: transport,
+            clock: harness.clock, now: harness.wall.now)
+        try await signIn.store(try await harness.signIn())
+        let first = try #require(await signIn.tokens?.idTokenVerification)
+        #expect(first.outcome == .undetermined, "\(first)")
+        #expect(first.keysUnavailableAt == harness.wall.date)
+        #expect(try await harness.stored()?.idTokenVerification == first, "kept with the tokens")
+        #expect(jwks.withLock { $0 } == 1)
+        // Later processes (`status`), as long as the interval lasts: the kept verdict, and no request.
+        let interval = JSONWebKeySetCache.defaultRefetchInterval
+        harness.clock.advance(by: interval - .seconds(1))
+        harness.wall.advance(seconds: Double(interval.components.seconds) - 1)
+        let record = try #require(try await harness.memory.load(profile: harness.profile.name))
+        let within = TokenState(
+            record: record, client: harness.client, store: harness.memory, transport: transport, clock: harness.clock,
+            now: harness.wall.now)
+        #expect(try await within.idTokenVerification() == first)
+        #expect(jwks.withLock { $0 } == 1, "the key set was asked for again within the interval")
+        // Once it has passed: asked for again, and the new verdict says when.
+        harness.clock.advance(by: .seconds(1))
+        harness.wall.advance(seconds: 1)
+        let after = TokenState(
+            record: record, client: harness.client, store: harness.memory, transport: transport, clock: harness.clock,
+            now: harness.wall.now)
+        let second = try #require(try await after.idTokenVerification())
+        #expect(jwks.withLock { $0 } == 2)
+        #expect(second.keysUnavailableAt == harness.wall.date)
+        #expect(try await harness.stored()?.idTokenVerification == second)
+    }
+
     @Test func aVerdictTheStoreCannotKeepIsStillGiven() async throws {
         let harness = try Harness()
         let response = try await harness.signIn()
@@ -172,5 +208,19 @@ private struct FailingSaveStore: TokenStore {
         profile name: String, _ body: @Sendable () async throws -> Value
     ) async throws -> Value {
         try await body()
+    }
+}
+
+/// The mock server, except that its key set cannot be fetched: each request for it fails, and is counted.
+private struct JWKSDownTransport: HTTPTransport {
+    let server: MockAuthorizationServer
+    let fetches: Locked<Int>
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if request.url.path == server.configuration.paths.jwks {
+            fetches.withLock { $0 += 1 }
+            throw TransportError(.timedOut, "the key set did not answer")
+        }
+        return try await InProcessTransport(server: server).send(request)
     }
 }
