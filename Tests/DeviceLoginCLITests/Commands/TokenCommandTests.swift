@@ -18,7 +18,9 @@ struct TokenCommandTests {
             clientID: MockAuthorizationServer.Configuration.defaultClientID
         )
     ) async throws -> TokenResponse {
-        let transport = CurlTransport()
+        // 120 s, not the default 30: the loopback server answers from the cooperative pool, which a sanitizer run on a
+        // loaded machine kept busy for over 30 s once. A failsafe; a healthy sign-in takes milliseconds.
+        let transport = CurlTransport(options: TransportOptions(requestTimeout: 120))
         let endpoints = try model.endpoints()
         let flow = DeviceFlow(endpoints: endpoints, client: client, transport: transport, clock: clock)
         let authorization = try await flow.requestAuthorization()
