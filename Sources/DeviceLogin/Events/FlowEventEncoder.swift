@@ -137,10 +137,10 @@ public struct FlowEventEncoder: Sendable {
         let check = authorization.hostCheck
         json.add("user_code", .string(Sanitizer.sanitize(authorization.userCode)))
         // As the prompt does: no address when the check refuses it, or when it is not a plain http(s) link.
-        let plain = check.refusal == nil ? SafeURI(check.verificationURI) : nil
+        let plain = check.shownVerificationURI
         json.add("verification_uri", orNull: plain?.string)
         // The complete URI only beside a plain one, on the same host (a QR code of it may be drawn).
-        if plain != nil, check.allowsQRCode, let complete = check.verificationURIComplete.flatMap(SafeURI.init) {
+        if let complete = check.shownVerificationURIComplete {
             json.add("verification_uri_complete", .string(complete.string))
         }
         json.add("host", orNull: plain?.hostAndPort)

@@ -56,13 +56,28 @@ public struct PendingAuthorization: Sendable, Hashable {
     ///   - additionalHeaders: Extra headers for every request.
     ///   - dpopKey: The DPoP key the authorization was requested with, if any.
     ///   - caFile: The CA file the sign-in trusted, if any.
-    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` when the DPoP key cannot be written
-    ///   out.
+    ///
+    /// Only what the prompt would show is kept (``VerificationHostCheck/shownVerificationURI``, the one verdict): an
+    /// authorization whose `verification_uri` the prompt refuses (`javascript:`, escapes, a host no DNS name can be)
+    /// is not kept at all, since every later reader (`status`, `--resume`, another program) would show it; a
+    /// `verification_uri_complete` that is not a plain `http(s)` link is dropped (the prompt shows neither it nor a
+    /// QR code of it).
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/invalidResponse`` when the
+    ///   `verification_uri` is refused; ``DeviceLoginError/Code/storage`` when the DPoP key cannot be written out.
     public init(
         profile: Profile, authorization: DeviceAuthorization, progress: PollingProgress? = nil,
         additionalHeaders: [HTTPHeader] = [], dpopKey: ECP256PrivateKey? = nil, caFile: String? = nil
     ) throws {
+        if let refusal = Self.addressRefusal(authorization) {
+            throw DeviceLoginError(
+                .invalidResponse,
+                "the server's sign-in address is refused (\(refusal)), so the sign-in is not kept for later",
+                hint: "the server must send a plain https verification_uri; ask its operators")
+        }
         var plain = authorization
+        if let complete = plain.response.verificationURIComplete, SafeURI(complete) == nil {
+            plain.response.verificationURIComplete = nil
+        }
         plain.progress = nil
         plain.receivedAtElapsed = .zero
         self.version = Self.currentVersion
@@ -76,6 +91,14 @@ public struct PendingAuthorization: Sendable, Hashable {
             throw DeviceLoginError(.storage, "the DPoP key of the pending sign-in cannot be written: \(error.message)")
         }
         self.caFile = caFile
+    }
+
+    /// Why `authorization`'s `verification_uri` may be neither shown nor kept, by the prompt's verdict
+    /// (``VerificationHostCheck/shownVerificationURI``); nil when it may.
+    static func addressRefusal(_ authorization: DeviceAuthorization) -> String? {
+        let check = authorization.hostCheck
+        guard check.shownVerificationURI == nil else { return nil }
+        return check.refusal ?? "its verification_uri is not a plain http(s) link"
     }
 
     /// The profile's name (the store's key).
@@ -199,6 +222,14 @@ extension PendingAuthorization: Codable {
             response: response, receivedAt: try container.decodeStoredTime(forKey: .receivedAt),
             issuer: try container.decodeIfPresent(String.self, forKey: .issuer)
         )
+        // The file is not trusted: an address this library would not have kept is refused, not shown later.
+        if let refusal = Self.addressRefusal(authorization) {
+            throw DeviceLoginError(.storage, "the sign-in address is refused: \(refusal)")
+        }
+        if let complete = response.verificationURIComplete, SafeURI(complete) == nil {
+            throw DeviceLoginError(
+                .storage, "the sign-in address is refused: its verification_uri_complete is not a plain http(s) link")
+        }
         let interval = try container.decode(Int.self, forKey: .interval)
         let failures = try container.decode(Int.self, forKey: .consecutiveFailures)
         let attempts = try container.decode(Int.self, forKey: .attempts)

@@ -195,9 +195,15 @@ enum DetachedSignIn {
         let authorization = pending.authorization
         let left = TokenOutput.duration(seconds: pending.secondsLeft(at: context.now()))
         if !settings.presentation.quiet {
+            // The prompt's verdict and warnings, as it showed them when the code was requested: the file is not
+            // trusted, and a reader (a person, or a program) may see the code for the first time here.
+            let check = authorization.hostCheck
+            let renderer = PromptRenderer(capabilities: context.terminal, machineName: nil)
+            for warning in check.warnings { context.stderr.line(renderer.warningLine(warning)) }
+            let page = check.shownVerificationURI?.string ?? "an address that is refused"
             context.stderr.line(
                 "Waiting for the sign-in with code \(TerminalText.clean(authorization.userCode)) to be approved at "
-                    + "\(TerminalText.clean(authorization.hostCheck.verificationURI)) (\(left) left).")
+                    + "\(page) (\(left) left).")
         }
         let lines = settings.presentation.events ? EventLines(context: context) : nil
         let poll: @Sendable () async throws -> TokenResponse = {

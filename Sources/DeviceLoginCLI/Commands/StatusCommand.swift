@@ -1,4 +1,5 @@
 import DeviceLogin
+import DeviceLoginTerminal
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -44,8 +45,7 @@ enum StatusCommand {
             name: name, path: path, record: record, now: context.now(), others: others, verification: verification
         )
         if record?.profile.usesDPoP == true { report.dpopKeyPath = try store.dpopKeyPath(profile: name) }
-        // A pending sign-in that cannot be read is for `login --resume` to report; status shows the profile.
-        report.pending = (try? await store.loadPending(profile: name)) ?? nil
+        (report.pending, report.pendingProblem) = try await pending(of: name, store: store)
         if options.flag("json") {
             let entries = try await [report.json] + otherEntries(others, store: store, now: report.now)
             try context.stdout.line(try TokenOutput.encode(report.document(entries)))
@@ -68,7 +68,7 @@ enum StatusCommand {
                     name: name, path: path, record: record, now: now, others: [],
                     verification: record?.tokens?.idTokenVerification)
                 if record?.profile.usesDPoP == true { report.dpopKeyPath = try? store.dpopKeyPath(profile: name) }
-                report.pending = (try? await store.loadPending(profile: name)) ?? nil
+                (report.pending, report.pendingProblem) = try await pending(of: name, store: store)
                 entries.append(report.json)
             } catch let error as DeviceLoginError {
                 entries.append([
@@ -78,6 +78,19 @@ enum StatusCommand {
             }
         }
         return entries
+    }
+
+    /// The pending sign-in of profile `name`, or why its file cannot be read: a corrupt file, an unsafe one, or one
+    /// whose endpoints or address are refused (``FileTokenStore/loadPending(profile:)``) is reported, not hidden, and
+    /// status still shows the profile.
+    static func pending(
+        of name: String, store: FileTokenStore
+    ) async throws -> (PendingAuthorization?, DeviceLoginError?) {
+        do {
+            return (try await store.loadPending(profile: name), nil)
+        } catch let error as DeviceLoginError {
+            return (nil, error)
+        }
     }
 
     /// The verdict on the profile's ID token (``TokenState/idTokenVerification()``): the one kept with the tokens, or
@@ -133,6 +146,8 @@ enum StatusCommand {
         var dpopKeyPath: String? = nil
         /// The profile's pending sign-in (`login --detach`), if any; its device code is never shown.
         var pending: PendingAuthorization? = nil
+        /// Why the profile's pending sign-in file cannot be read, if it cannot.
+        var pendingProblem: DeviceLoginError? = nil
 
         var signedIn: Bool { record?.tokens != nil }
 
@@ -177,7 +192,9 @@ enum StatusCommand {
             var lines: [String] = []
             guard let record else {
                 lines.append("Not signed in: no profile '\(name)'.")
-                if pending == nil { lines.append("Sign in with: " + CLIHints.loginCommand(profile: name, saved: nil)) }
+                if pending == nil, pendingProblem == nil {
+                    lines.append("Sign in with: " + CLIHints.loginCommand(profile: name, saved: nil))
+                }
                 return lines + pendingLines + otherProfiles
             }
             let profile = record.profile
@@ -216,11 +233,19 @@ enum StatusCommand {
             return lines + pendingLines + otherProfiles
         }
 
-        /// The pending sign-in, if any: its code, where, and the time left — never its device code.
+        /// The pending sign-in, if any: its code, where, the prompt's warnings about where, and the time left —
+        /// never its device code. Every string in it came from the server through a file: all are sanitised. A file
+        /// that cannot be read is said so.
         private var pendingLines: [String] {
+            if let pendingProblem {
+                return ["Pending sign-in: cannot be read: " + TerminalText.clean(pendingProblem.message)]
+                    + (pendingProblem.hint.map { ["  hint: " + TerminalText.clean($0)] } ?? [])
+            }
             guard let pending else { return [] }
             let code = TerminalText.clean(pending.authorization.userCode)
-            let page = TerminalText.clean(pending.authorization.hostCheck.verificationURI)
+            let check = pending.authorization.hostCheck
+            // By the prompt's verdict; a file with an address it refuses is not read, so this is a fallback.
+            let page = check.shownVerificationURI?.string ?? "an address that is refused"
             guard !pending.isExpired(at: now) else {
                 return [
                     "Pending sign-in: code \(code) expired at \(TokenOutput.timestamp(pending.expiresAt)); "
@@ -229,7 +254,10 @@ enum StatusCommand {
                 ]
             }
             let left = TokenOutput.duration(seconds: pending.secondsLeft(at: now))
-            return [
+            // The prompt's warnings, in its words and with its label, repeated where the code is shown again.
+            let renderer = PromptRenderer(
+                capabilities: TerminalCapabilities(isTerminal: false, isUTF8: true), machineName: nil)
+            return check.warnings.map(renderer.warningLine) + [
                 "Pending sign-in: code \(code) at \(page), \(left) left.",
                 "Finish it with: " + DetachedSignIn.resumeCommand(profile: name),
             ]
@@ -239,16 +267,19 @@ enum StatusCommand {
         private var pendingJSON: JSONValue {
             guard let pending else { return .null }
             let authorization = pending.authorization
+            let check = authorization.hostCheck
+            // Sanitised, then JSON-escaped by the encoder: a program may show these strings as they are.
             var object: JSONObject = [
-                "user_code": .string(authorization.userCode),
-                "verification_uri": .string(authorization.verificationURI),
+                "user_code": .string(TerminalText.clean(authorization.userCode)),
+                "verification_uri": check.shownVerificationURI.map { .string($0.string) } ?? .null,
+                "warnings": .array(check.warnings.map { .string(TerminalText.clean($0.message)) }),
                 "expires_at": .string(TokenOutput.timestamp(pending.expiresAt)),
                 "seconds_left": .number(Double(pending.secondsLeft(at: now))),
                 "interval": .number(Double(pending.progress.interval.components.seconds)),
                 "last_poll_at": pending.progress.lastPollAt.map { .string(TokenOutput.timestamp($0)) } ?? .null,
             ]
-            if let complete = authorization.verificationURIComplete {
-                object["verification_uri_complete"] = .string(complete)
+            if let complete = check.shownVerificationURIComplete {
+                object["verification_uri_complete"] = .string(complete.string)
             }
             return .object(object)
         }
@@ -278,6 +309,9 @@ enum StatusCommand {
                 "name": .string(name), "signed_in": .bool(signedIn), "store": .string(path),
                 "pending_sign_in": pendingJSON,
             ]
+            if let pendingProblem {
+                object["pending_sign_in_problem"] = .string(TerminalText.clean(pendingProblem.message))
+            }
             guard let record else { return object }
             let profile = record.profile
             object["issuer"] = profile.issuer.map(JSONValue.string) ?? .null

@@ -354,7 +354,7 @@ public struct KioskScreen: Sendable, Hashable {
         }
         if let refusal = check.refusal {
             add(.link, KioskText("Refused to show the sign-in address: " + clean(refusal) + "."))
-        } else if let uri = SafeURI(check.verificationURI) {
+        } else if let uri = check.shownVerificationURI {
             add(.caption, KioskText("Open this page in a browser:"))
             add(.link, KioskText(uri.string, style: .bold))
             add(.link, KioskText("You will be sent to") + KioskText(uri.hostAndPort + ".", style: .bold))

@@ -112,7 +112,7 @@ public struct PromptRenderer: Sendable, Hashable {
         let check = authorization.hostCheck
         if let refusal = check.refusal {
             lines.append("Refused to show the sign-in address: " + clean(refusal) + ".")
-        } else if let uri = SafeURI(check.verificationURI) {
+        } else if let uri = check.shownVerificationURI {
             lines += check.warnings.map(warningLine)
             lines.append("Open this page in a browser: " + ANSI.bold(uri.string, if: styled))
             lines.append("You will be sent to " + ANSI.bold(uri.hostAndPort, if: styled) + ".")
@@ -134,7 +134,10 @@ public struct PromptRenderer: Sendable, Hashable {
     }
 
     /// `Warning: <message>`, the label bold and red when colours are on, bold without colours, plain elsewhere.
-    func warningLine(_ warning: VerificationHostCheck.Warning) -> String {
+    /// `device-login status` repeats a pending sign-in's warnings with it, in the prompt's words.
+    /// - Parameter warning: One of ``DeviceAuthorization/hostCheck``'s warnings; its hosts are sanitised here.
+    /// - Returns: The line, without a newline.
+    public func warningLine(_ warning: VerificationHostCheck.Warning) -> String {
         let label =
             capabilities.allowsColor
             ? ANSI.bold + ANSI.red + "Warning:" + ANSI.reset : ANSI.bold("Warning:", if: styled)

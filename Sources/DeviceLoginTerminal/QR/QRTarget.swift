@@ -14,7 +14,7 @@ enum QRTarget: Sendable, Hashable {
     init(_ check: VerificationHostCheck) {
         // A refused verification_uri refuses the QR code too, even when verification_uri_complete looks safe:
         // the person could not check the address against one shown in words.
-        guard check.refusal == nil, SafeURI(check.verificationURI) != nil else {
+        guard check.shownVerificationURI != nil else {
             self = .refused("QR code not shown: the server's link is not a plain http(s) address.")
             return
         }

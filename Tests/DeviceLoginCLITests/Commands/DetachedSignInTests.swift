@@ -1,4 +1,5 @@
 import DeviceLogin
+import DeviceLoginTesting
 import Foundation
 import Testing
 
@@ -309,6 +310,116 @@ struct DetachedSignInTests {
             executable: URL(fileURLWithPath: "/usr/bin/unshare"))
         #expect(binary.status == ExitCode.configuration.rawValue, "\(binary.stderr)")
         #expect(binary.stderr.contains("is refused: refusing plain HTTP to evil.example"), "\(binary.stderr)")
+        #expect(try await violations(stopping: server) == "0")
+    }
+
+    /// `login --detach` in this process, against the loopback mock server at `issuer`.
+    private func detachInProcess(
+        issuer: String, home: URL
+    ) async -> (code: ExitCode, stdout: String, stderr: String) {
+        await CLIHarness.run(
+            [
+                "login", "--detach", "--issuer", issuer, "--client-id",
+                MockAuthorizationServer.Configuration.defaultClientID, "--qr", "never",
+            ], environment: ["DEVICE_LOGIN_HOME": home.path])
+    }
+
+    // Issue 17: a `javascript:` verification_uri the prompt refuses was stored by --detach, then shown by `status`
+    // and `--resume`.
+    @Test(
+        "--detach against a server whose verification_uri the prompt refuses: exit 76, nothing stored, no code shown",
+        arguments: ["javascript:alert(document.cookie)", "https://evil.example/\u{1B}[2Jdevice"])
+    func detachRefusesAnUnsafeAddress(uri: String) async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = MockAuthorizationServer(
+            configuration: MockAuthorizationServer.Configuration(interval: 1, verificationURIOverride: uri))
+        try await LoopbackServer.withRunning(model: model) { server in
+            let detached = await detachInProcess(issuer: server.issuer, home: home)
+            #expect(detached.code == .protocolError, "\(detached.stderr)")
+            #expect(
+                detached.stderr.hasPrefix(
+                    "device-login: the server's sign-in address is refused (its verification_uri is not a plain"
+                        + " http(s) link), so the sign-in is not kept for later\n"), "\(detached.stderr)")
+            #expect(!detached.stderr.contains("javascript") && !detached.stderr.contains("\u{1B}"))
+            #expect(!detached.stderr.contains("Code: "))
+            #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("default.pending").path))
+        }
+    }
+
+    @Test("--detach against a server whose verification_uri_complete is javascript: stores the sign-in without it")
+    func detachDropsAnUnsafeCompleteAddress() async throws {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = MockAuthorizationServer(
+            configuration: MockAuthorizationServer.Configuration(
+                interval: 1, verificationURICompleteOverride: "javascript:alert(1)"))
+        try await LoopbackServer.withRunning(model: model) { server in
+            let detached = await detachInProcess(issuer: server.issuer, home: home)
+            #expect(detached.code == .success, "\(detached.stderr)")
+            let stored = try String(contentsOf: home.appendingPathComponent("default.pending"), encoding: .utf8)
+            #expect(!stored.contains("javascript"))
+            #expect(!stored.contains("verification_uri_complete"))
+            #expect(stored.contains("\"verification_uri\""))
+        }
+    }
+
+    /// `status`, `status --json` and `login --resume` of the binary in `home`.
+    private func showings(home: URL) async throws -> (status: String, json: String, resume: BinaryHarness.Run) {
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        let status = try await BinaryHarness.run(["status"], environment: environment)
+        let json = try await BinaryHarness.run(["status", "--json"], environment: environment)
+        #expect(status.status == ExitCode.notSignedIn.rawValue && json.status == ExitCode.notSignedIn.rawValue)
+        let resumed = try await resume(home: home, ["--timeout", "30s"]).finish()
+        return (status.stdout + status.stderr, json.stdout + json.stderr, resumed)
+    }
+
+    @Test("a pending file tampered to hold a user code with escapes: status, status --json and --resume show none")
+    func tamperedUserCode() async throws {
+        let (home, server, _) = try await detachedSignIn(approveAfter: 1)
+        defer { try? FileManager.default.removeItem(at: home) }
+        try Self.tamper(home: home) { object in
+            var response = object["response"] as? [String: Any] ?? [:]
+            response["user_code"] = "AB\u{1B}[31mCD"
+            object["response"] = response
+        }
+        let (status, json, resumed) = try await showings(home: home)
+        #expect(status.contains("Pending sign-in: code ABCD at http://127.0.0.1:"), "\(status)")
+        #expect(json.contains("\"user_code\":\"ABCD\""), "\(json)")
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.hasPrefix("Waiting for the sign-in with code ABCD to be approved at http://127.0.0.1:"))
+        for text in [status, json, resumed.stdout, resumed.stderr] {
+            #expect(!text.contains("\u{1B}") && !text.contains("\\u001b"), "\(text)")
+        }
+        #expect(try await violations(stopping: server) == "0")
+    }
+
+    @Test(
+        "a pending file tampered with an unsafe address: status says it cannot be read, --resume refuses it, no one shows it",
+        arguments: [
+            ("verification_uri", "javascript:alert(document.cookie)"),
+            ("verification_uri", "http://127.0.0.1/\u{1B}]8;;javascript:alert(1)\u{7}device"),
+            ("verification_uri_complete", "javascript:alert(document.cookie)"),
+        ])
+    func tamperedAddress(field: String, uri: String) async throws {
+        let (home, server, _) = try await detachedSignIn(approveAfter: 5)
+        defer { try? FileManager.default.removeItem(at: home) }
+        try Self.tamper(home: home) { object in
+            var response = object["response"] as? [String: Any] ?? [:]
+            response[field] = uri
+            object["response"] = response
+        }
+        let path = home.appendingPathComponent("default.pending").path
+        let (status, json, resumed) = try await showings(home: home)
+        let problem = "the pending sign-in file \(path) is corrupt: the sign-in address is refused: its \(field) is not"
+        #expect(status.contains("Pending sign-in: cannot be read: " + problem), "\(status)")
+        #expect(json.contains("\"pending_sign_in\":null"), "\(json)")
+        #expect(json.contains("\"pending_sign_in_problem\":\"" + problem), "\(json)")
+        #expect(resumed.status == ExitCode.ioError.rawValue, "\(resumed.stderr)")
+        #expect(resumed.stderr.hasPrefix("device-login: " + problem), "\(resumed.stderr)")
+        for text in [status, json, resumed.stdout, resumed.stderr] {
+            #expect(!text.contains("\u{1B}") && !text.contains("javascript"), "\(text)")
+        }
         #expect(try await violations(stopping: server) == "0")
     }
 

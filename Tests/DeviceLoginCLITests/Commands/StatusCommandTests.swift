@@ -1,4 +1,5 @@
 import DeviceLogin
+import DeviceLoginTerminal
 import Foundation
 import Testing
 
@@ -151,13 +152,15 @@ struct StatusCommandTests {
     }
 
     /// A pending sign-in received at `now`, 600 s to live, with the device code `DEVICE-CODE-SECRET`.
-    private static func pending(name: String = "default") throws -> PendingAuthorization {
+    private static func pending(
+        name: String = "default", verificationURI: String = "https://auth.example.com/device"
+    ) throws -> PendingAuthorization {
         let endpoints = ServerEndpoints(
             issuer: "https://auth.example.com",
             deviceAuthorization: try #require(URL(string: "https://auth.example.com/device")),
             token: try #require(URL(string: "https://auth.example.com/token")))
         let response = DeviceAuthorizationResponse(
-            deviceCode: "DEVICE-CODE-SECRET", userCode: "WDJB-MJHT", verificationURI: "https://auth.example.com/device",
+            deviceCode: "DEVICE-CODE-SECRET", userCode: "WDJB-MJHT", verificationURI: verificationURI,
             expiresIn: 600, interval: 5)
         return try PendingAuthorization(
             profile: try Profile(name: name, endpoints: endpoints, clientID: "cli"),
@@ -182,7 +185,8 @@ struct StatusCommandTests {
         #expect(
             json.contains(
                 "\"pending_sign_in\":{\"expires_at\":\"2027-01-15T08:10:00Z\",\"interval\":5,\"last_poll_at\":null,"
-                    + "\"seconds_left\":540,\"user_code\":\"WDJB-MJHT\",\"verification_uri\":\"https://auth.example.com/device\"}"
+                    + "\"seconds_left\":540,\"user_code\":\"WDJB-MJHT\",\"verification_uri\":\"https://auth.example.com/device\","
+                    + "\"warnings\":[]}"
             ))
         #expect(!json.contains("DEVICE-CODE-SECRET"))
         #expect(!report.lines.joined().contains("DEVICE-CODE-SECRET"))
@@ -197,6 +201,81 @@ struct StatusCommandTests {
         // None: null, the field is always there.
         report.pending = nil
         #expect(report.json["pending_sign_in"] == .null)
+    }
+
+    // Issue 17: status showed a pending sign-in's code and page again without the prompt's phishing warning.
+    @Test("a pending sign-in whose page is on another host than the issuer's: the prompt's warning, in its words")
+    func pendingWarning() throws {
+        var report = StatusCommand.Report(
+            name: "default", path: "/s/default.json", record: nil, now: Self.now.addingTimeInterval(60), others: [],
+            verification: nil)
+        let pending = try Self.pending(verificationURI: "https://evil.example/device")
+        report.pending = pending
+        let warning = try #require(pending.authorization.hostCheck.warnings.first)
+        #expect(warning.kind == .outsideIssuerDomain)
+        let prompt = PromptRenderer(capabilities: TerminalCapabilities(isTerminal: false, isUTF8: true))
+        #expect(
+            report.lines == [
+                "Not signed in: no profile 'default'.",
+                prompt.warningLine(warning),
+                "Pending sign-in: code WDJB-MJHT at https://evil.example/device, 9 min left.",
+                "Finish it with: device-login login --resume",
+            ])
+        #expect(report.lines[1].hasPrefix("Warning: The sign-in page is on evil.example, but "))
+        let json = try TokenOutput.encode(report.json)
+        #expect(json.contains("\"warnings\":[\"The sign-in page is on evil.example, but "), "\(json)")
+    }
+
+    /// A pending sign-in saved in a fresh home, then changed by `damage` (given the home), and `status` with
+    /// `--json` and without.
+    private func statusOfPendingFile(
+        _ damage: (URL) throws -> Void
+    ) async throws -> (path: String, text: (code: ExitCode, stdout: String, stderr: String), json: String) {
+        let home = try BinaryHarness.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let path = home.appendingPathComponent("default.pending").path
+        try await FileTokenStore(directory: home.path).savePending(try Self.pending())
+        try damage(home)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        let environment = ["DEVICE_LOGIN_HOME": home.path]
+        let text = await CLIHarness.run(["status"], environment: environment)
+        let json = await CLIHarness.run(["status", "--json"], environment: environment)
+        #expect(text.code == .notSignedIn && json.code == .notSignedIn, "\(text.stderr)\(json.stderr)")
+        return (path, text, json.stdout)
+    }
+
+    // Issue 17: status read the pending file with `try?`, and said nothing about one it could not read.
+    @Test("a corrupt pending file: status says so, with the path and what to do, and exits as before (77)")
+    func corruptPendingFile() async throws {
+        let (path, text, json) = try await statusOfPendingFile { home in
+            try Data("{\"version\": 1, \u{1B}[31m".utf8).write(to: home.appendingPathComponent("default.pending"))
+        }
+        #expect(
+            text.stdout == """
+                Not signed in: no profile 'default'.
+                Pending sign-in: cannot be read: the pending sign-in file \(path) is corrupt
+                  hint: remove it (rm \(path)) and sign in again
+
+                """)
+        #expect(
+            json.contains("\"pending_sign_in\":null,\"pending_sign_in_problem\":\"the pending sign-in file \(path)"))
+        #expect(!json.contains("\\u001b") && !text.stdout.contains("\u{1B}"))
+    }
+
+    @Test("a pending file whose endpoints the new check refuses: reported the same way, the reason sanitised")
+    func refusedPendingFile() async throws {
+        let (path, text, json) = try await statusOfPendingFile { home in
+            try DetachedSignInTests.tamper(home: home) { object in
+                var profile = object["profile"] as? [String: Any] ?? [:]
+                var endpoints = profile["endpoints"] as? [String: Any] ?? [:]
+                endpoints["token_endpoint"] = "http://evil.example/token"
+                profile["endpoints"] = endpoints
+                object["profile"] = profile
+            }
+        }
+        let problem = "the pending sign-in file \(path) is refused: refusing plain HTTP to evil.example"
+        #expect(text.stdout.contains("Pending sign-in: cannot be read: " + problem), "\(text.stdout)")
+        #expect(json.contains("\"pending_sign_in_problem\":\"" + problem), "\(json)")
     }
 }
 

@@ -77,6 +77,61 @@ struct PendingAuthorizationTests {
         #expect(throws: DeviceLoginError.self) { try JSONDecoder().decode(PendingAuthorization.self, from: data) }
     }
 
+    /// The fixture's authorization with its verification URIs replaced.
+    private func authorization(uri: String, complete: String?) -> DeviceAuthorization {
+        let response = DeviceAuthorizationResponse(
+            deviceCode: "DEVICE-CODE-SECRET", userCode: "WDJB-MJHT", verificationURI: uri,
+            verificationURIComplete: complete, expiresIn: 600, interval: 5)
+        return DeviceAuthorization(response: response, receivedAt: Fixtures.start, issuer: Fixtures.issuer)
+    }
+
+    // Issue 17: what the prompt refused was kept in the pending file, and `status` and `--resume` showed it later.
+    @Test(
+        "an address the prompt refuses is not kept: the sign-in is refused (invalid response)",
+        arguments: ["javascript:alert(document.cookie)", "https://auth.example.com/\u{1B}[31mdevice"])
+    func refusedAddressNotKept(uri: String) throws {
+        let error = #expect(throws: DeviceLoginError.self) {
+            try PendingAuthorization(
+                profile: try Fixtures.profile(name: "work"), authorization: authorization(uri: uri, complete: nil))
+        }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains("verification_uri is not a plain http(s) link") == true)
+        #expect(error?.message.contains(uri) == false)
+    }
+
+    @Test("a verification_uri_complete that is no plain http(s) link is dropped; the rest is kept")
+    func unsafeCompleteDropped() throws {
+        let pending = try PendingAuthorization(
+            profile: try Fixtures.profile(name: "work"),
+            authorization: authorization(uri: "https://auth.example.com/device", complete: "javascript:alert(1)"))
+        #expect(pending.authorization.verificationURIComplete == nil)
+        #expect(pending.authorization.verificationURI == "https://auth.example.com/device")
+        let stored = String(decoding: try JSONEncoder().encode(pending), as: UTF8.self)
+        #expect(!stored.contains("javascript"))
+    }
+
+    @Test(
+        "a file is not trusted: an address the prompt refuses, written into it, is refused when read",
+        arguments: [
+            ("verification_uri", "javascript:alert(1)"),
+            ("verification_uri", "https://auth.example.com/\u{1B}]8;;https://evil.example\u{7}device"),
+            ("verification_uri_complete", "javascript:alert(1)"),
+        ])
+    func tamperedAddressRefused(field: String, uri: String) throws {
+        var object = try JSONValue.decodeObject(from: try JSONEncoder().encode(try pendingFixture()))
+        guard case .object(var response)? = object["response"] else {
+            Issue.record("no response object")
+            return
+        }
+        response[field] = .string(uri)
+        object["response"] = .object(response)
+        let data = try JSONValue.encode(object)
+        let error = #expect(throws: DeviceLoginError.self) {
+            try JSONDecoder().decode(PendingAuthorization.self, from: data)
+        }
+        #expect(error?.message.hasPrefix("the sign-in address is refused: its \(field) is not a plain") == true)
+    }
+
     /// The fixture with its profile's endpoints changed by `change`, as a tampered file would hold them.
     private func tampered(_ change: (inout ServerEndpoints) -> Void) throws -> PendingAuthorization {
         var pending = try pendingFixture()
