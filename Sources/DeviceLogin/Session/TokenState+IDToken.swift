@@ -15,7 +15,7 @@ extension TokenState {
     /// when this state does not hold it, and for a profile saved before ID tokens were verified, which names no
     /// `jwks_uri`, the server's metadata first. A final verdict is then kept, in memory and in the store. So is one
     /// of keys that could not be fetched (``IDTokenVerification/keysUnavailableAt``), which then answers, with no
-    /// request, for ``recheckInterval`` (5 minutes) after that check.
+    /// request, for `recheckInterval` (5 minutes) after that check.
     ///
     /// ```swift
     /// if let verdict = try await state.idTokenVerification(), !verdict.isVerified {
