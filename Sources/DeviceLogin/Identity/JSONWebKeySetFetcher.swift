@@ -37,7 +37,7 @@ public struct JSONWebKeySetFetcher: Sendable {
             timeout: timeout)
     }
 
-    /// Creates a fetcher that measures its time-out on a clock already in use (a ``TokenState``'s).
+    /// Creates a fetcher that measures its time-out on a clock already in use (a test's).
     package init(
         transport: any HTTPTransport, allowInsecureHTTP: Bool, headers: [HTTPHeader], flowClock: FlowClock,
         timeout: Duration = defaultTimeout

@@ -148,9 +148,10 @@ extension TokenState {
         )
         let verifier = IDTokenVerifier(
             jwksURI: endpoints.jwks, keys: keySets,
+            // The key set's wait is a network wait, measured in real time like the transport's own: on the state's
+            // clock, a test's virtual time jumped past it while an in-process fetch was still being computed.
             fetcher: JSONWebKeySetFetcher(
-                transport: transport, allowInsecureHTTP: client.allowInsecureHTTP, headers: client.additionalHeaders,
-                flowClock: clock
+                transport: transport, allowInsecureHTTP: client.allowInsecureHTTP, headers: client.additionalHeaders
             )
         )
         return await verifier.verify(
