@@ -18,11 +18,11 @@ export ASAN_OPTIONS="detect_leaks=1:malloc_context_size=40"
 export TSAN_OPTIONS="halt_on_error=0"
 # The runtime's own crash backtracer trips the sanitizers; their reports are what is wanted.
 export SWIFT_BACKTRACE="enable=no"
-# At most 2 tests at once. Swift Testing otherwise starts every test together, and under a sanitizer the 2-thread
+# At most 4 tests at once. Swift Testing otherwise starts every test together, and under a sanitizer the 2-thread
 # cooperative pool then stays busy for over 30 s: the in-process loopback servers, which answer from that pool, let
 # the clients' requests time out (23 such failures under ASan and 35 under TSan once the suite grew to 1,300 tests).
 # Scripts/test.sh keeps the default width: unsanitized, the same suite passes in parallel.
-export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-2}"
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-4}"
 
 failed=0
 for sanitizer in "${sanitizers[@]}"; do
