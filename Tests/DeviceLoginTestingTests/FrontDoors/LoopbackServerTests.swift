@@ -253,7 +253,14 @@ struct LoopbackServerTests {
         #expect(await RawHTTPClient.exchange(port: server.port, RawHTTPClient.request("GET", "/")).status == 404)
         task.cancel()
         try await task.value
-        _ = try LoopbackServer(model: makeModel(), port: server.port)
+        // The port is free again: within 10 s (the listener is closed by the server's thread as its task ends; under a
+        // sanitizer that thread was seen still closing it when the task had already returned).
+        var rebound: LoopbackServer?
+        for _ in 0..<100 where rebound == nil {
+            rebound = try? LoopbackServer(model: makeModel(), port: server.port)
+            if rebound == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(rebound != nil, "port \(server.port) still in use 10 s after the server's task was cancelled")
     }
 
     // MARK: - Helpers
