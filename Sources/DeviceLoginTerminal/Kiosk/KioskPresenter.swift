@@ -68,13 +68,16 @@ public struct KioskPresenter<C: Clock>: Sendable where C.Duration == Duration {
             }
             // Ends when the updates end, or at once when this task is cancelled (the stream then yields nil).
             for await input in inputs {
+                // One reading of the clock per input: read twice, a tick between the two would draw a new code's
+                // first frame a second short.
+                let now = start.duration(to: clock.now)
                 guard case .update(let update) = input else {
                     if input == .ended { break }
-                    await output.writeOffPool(shown.frame(screen, at: start.duration(to: clock.now)))
+                    await output.writeOffPool(shown.frame(screen, at: now))
                     continue
                 }
-                shown.apply(update, at: start.duration(to: clock.now))
-                await output.writeOffPool(shown.frame(screen, at: start.duration(to: clock.now)))
+                shown.apply(update, at: now)
+                await output.writeOffPool(shown.frame(screen, at: now))
             }
             group.cancelAll()
             sink.finish()
