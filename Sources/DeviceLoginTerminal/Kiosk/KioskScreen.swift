@@ -3,9 +3,10 @@ import DeviceLogin
 /// Renders the full-screen kiosk view of a device authorization: a pure function from the screen's size, the
 /// authorization, the time left and the ``KioskState`` to the lines of the screen.
 ///
-/// The screen says what the prompt says, laid out to fill the terminal and be read from a distance:
+/// The screen says what the prompt says, in the same words (the sign-in text `SignInText`, made once per frame), laid
+/// out to fill the terminal and be read from a distance:
 /// - each of ``DeviceAuthorization/hostCheck``'s warnings (a sign-in page outside the issuer's domain, two links on
-///   different hosts, an internationalised host), in bold red with colours;
+///   different hosts, an internationalised host), in bold red with colours, when the link they are about is shown;
 /// - the verification URI and, in plain words, the host the person will be sent to (RFC 8628 §5.4);
 /// - "Only continue if you started this sign-in on NAME just now." (RFC 10027);
 /// - the user code in block letters as large as fits (``BannerFont`` at a scale, broken after a dash when it must
@@ -26,36 +27,17 @@ import DeviceLogin
 /// output.write(KioskScreen.enter + screen.frame(for: authorization, secondsLeft: 840, state: .waiting,
 ///                                               columns: 80, rows: 24))
 /// ```
-public struct KioskScreen: Sendable, Hashable {
-    /// The terminal drawn on: its character set and whether colours are allowed. Its size is not used: the size is
-    /// given with each frame.
-    public var capabilities: TerminalCapabilities
-    /// Whether a QR code is drawn: ``QRMode/never`` draws none; ``QRMode/auto`` and ``QRMode/always`` draw one when
-    /// it fits.
-    public var qrMode: QRMode
-    /// The QR code's error correction level.
-    public var errorCorrection: QRMatrix.ErrorCorrection
-    /// This machine's name, in "Only continue if you started this sign-in on NAME just now"; nil says "on this
-    /// computer". Sanitised before it is shown.
-    public var machineName: String?
+public struct KioskScreen: SignInLayout {
+    /// The terminal drawn on (its character set and whether colours are allowed; its size is not used: the size is
+    /// given with each frame), whether a QR code is drawn (``QRMode/never`` draws none; ``QRMode/auto`` and
+    /// ``QRMode/always`` draw one when it fits), and the machine's name.
+    public var settings: SignInSettings
 
     /// Creates a renderer.
     ///
-    /// - Parameters:
-    ///   - capabilities: The terminal drawn on.
-    ///   - qrMode: Whether a QR code is drawn; ``QRMode/auto`` by default.
-    ///   - errorCorrection: The QR code's error correction level; ``QRMatrix/ErrorCorrection/medium`` by default.
-    ///   - machineName: This machine's name; ``MachineName/current()`` by default. Tests give a fixed one.
-    public init(
-        capabilities: TerminalCapabilities,
-        qrMode: QRMode = .auto,
-        errorCorrection: QRMatrix.ErrorCorrection = .medium,
-        machineName: String? = MachineName.current()
-    ) {
-        self.capabilities = capabilities
-        self.qrMode = qrMode
-        self.errorCorrection = errorCorrection
-        self.machineName = machineName
+    /// - Parameter settings: The terminal drawn on, whether a QR code is drawn, and the machine's name.
+    public init(settings: SignInSettings) {
+        self.settings = settings
     }
 
     /// Switches to the alternate screen (DEC private mode 1049: `smcup`), clears it and hides the cursor.
@@ -148,8 +130,17 @@ public struct KioskScreen: Sendable, Hashable {
     ) -> Block {
         let margin = columns >= 60 ? 2 : 0
         let usable = columns - 2 * margin
-        // Checked once per frame: the check parses the hosts, and the search below lays the text out many times.
+        // Checked and worded once per frame: the check parses the hosts, and the search below lays the text out many
+        // times.
         let check = authorization.hostCheck
+        let status: SignInText.Status =
+            switch state {
+            case .retrying(let reason): .retrying(reason: reason)
+            default: .waiting
+            }
+        let words = SignInText(
+            authorization, check: check, secondsLeft: secondsLeft, countdown: .clock, status: status, settings: settings
+        )
         var matrix: QRMatrix?
         var notice: String?
         if qrMode != .never {
@@ -165,9 +156,7 @@ public struct KioskScreen: Sendable, Hashable {
         let sections = { (width: Int, banner: Int) -> [Section]? in
             let key = TextKey(width: width, banner: banner)
             if let known = laidOut[key] { return known }
-            let laid = textSections(
-                authorization, check: check, secondsLeft: secondsLeft, state: state, notice: notice, width: width,
-                banner: banner, banners: banners)
+            let laid = textSections(words, notice: notice, width: width, banner: banner, banners: banners)
             laidOut[key] = .some(laid)
             return laid
         }
@@ -180,7 +169,7 @@ public struct KioskScreen: Sendable, Hashable {
             ?? Plan(
                 qrScale: 0, sideBySide: false, bannerScale: 0,
                 text: compactText(
-                    sections(usable, 0) ?? [], code: clean(authorization.userCode), width: usable, rows: rows))
+                    sections(usable, 0) ?? [], code: words.code, width: usable, rows: rows))
         if let matrix {
             for scale in 1...QRRenderer.maximumScale {
                 let renderer = QRRenderer(capabilities: capabilities, scale: scale)
@@ -332,52 +321,41 @@ public struct KioskScreen: Sendable, Hashable {
 
     private var ellipsis: String { capabilities.isUTF8 ? "…" : "..." }
 
-    private func clean(_ text: String, maxLength: Int = Sanitizer.defaultMaxLength) -> String {
-        Sanitizer.sanitize(text, maxLength: maxLength, asciiOnly: !capabilities.isUTF8)
+    /// The rank of the paragraphs of `part`.
+    private static func rank(_ part: SignInText.Part) -> Rank {
+        switch part {
+        case .warning, .refusal, .link, .host, .continueHere: .link
+        case .caption: .caption
+        case .code: .code
+        case .countdown: .countdown
+        case .status: .state
+        }
     }
 
     /// The text of the code screen at `width`, in parts, with the code in block letters at `banner` (0: plain
     /// letters); `nil` when the block letters cannot be drawn at that scale (too wide, a character not in the font,
     /// ASCII).
     private func textSections(
-        _ authorization: DeviceAuthorization, check: VerificationHostCheck, secondsLeft: Int, state: KioskState,
-        notice: String?, width: Int, banner: Int, banners: Banners
+        _ words: SignInText, notice: String?, width: Int, banner: Int, banners: Banners
     ) -> [Section]? {
         var sections: [Section] = []
         func add(_ rank: Rank, _ text: KioskText) {
             sections.append(Section(rank: rank, lines: text.lines(width: width, capabilities: capabilities)))
         }
         let blank = Section(rank: .spacing, lines: [""])
-        for warning in check.warnings {
-            let message = clean(warning.message, maxLength: PromptRenderer.maximumWarningLength)
-            add(.link, KioskText("Warning:", style: .alert) + KioskText(message))
-        }
-        if let refusal = check.refusal {
-            add(.link, KioskText("Refused to show the sign-in address: " + clean(refusal) + "."))
-        } else if let uri = check.shownVerificationURI {
-            add(.caption, KioskText("Open this page in a browser:"))
-            add(.link, KioskText(uri.string, style: .bold))
-            add(.link, KioskText("You will be sent to") + KioskText(uri.hostAndPort + ".", style: .bold))
-        } else {
-            add(
-                .link,
-                KioskText("Refused to show the sign-in address: the server sent one that is not a plain http(s) link."))
-        }
-        add(.link, continueText)
-        let code = clean(authorization.userCode)
-        let big = bigCode(code, width: width, scale: banner, banners: banners)
-        if banner > 0, big.isEmpty { return nil }
-        if !big.isEmpty { sections += [blank, Section(rank: .letters, lines: big)] }
-        sections.append(blank)
-        add(.code, KioskText("Code: " + code))
-        sections.append(blank)
-        add(.countdown, KioskText("The code expires in \(TimeText.clock(seconds: max(0, secondsLeft)))."))
-        switch state {
-        case .retrying(let reason):
-            let reason = clean(reason, maxLength: 160)
-            add(.state, KioskText("Network problem, retrying" + ellipsis + (reason.isEmpty ? "" : " " + reason)))
-        default:
-            add(.state, KioskText("Waiting for approval" + ellipsis))
+        for paragraph in words.paragraphs {
+            switch paragraph.part {
+            case .code:
+                let big = bigCode(words, width: width, scale: banner, banners: banners)
+                if banner > 0, big.isEmpty { return nil }
+                if !big.isEmpty { sections += [blank, Section(rank: .letters, lines: big)] }
+                sections.append(blank)
+            case .countdown:
+                sections.append(blank)
+            default:
+                break
+            }
+            add(Self.rank(paragraph.part), KioskText(paragraph))
         }
         if let notice {
             sections.append(blank)
@@ -386,24 +364,14 @@ public struct KioskScreen: Sendable, Hashable {
         return sections
     }
 
-    /// "Only continue if you started this sign-in on NAME just now." (RFC 10027: decline a sign-in you did not start
-    /// here and now).
-    private var continueText: KioskText {
-        let name = machineName.map { clean($0, maxLength: PromptRenderer.maximumMachineNameLength) } ?? ""
-        guard !name.isEmpty else {
-            return KioskText("Only continue if you started this sign-in on this computer just now.")
-        }
-        return KioskText("Only continue if you started this sign-in on") + KioskText(name, style: .bold)
-            + KioskText("just now.")
-    }
-
     /// The code in block letters at `scale`, broken after dashes and spaces into as few rows as fit `width`, a blank
     /// line between rows; at scale 0 the code letter-spaced (bold) when it fits. Empty when it cannot be drawn so.
-    private func bigCode(_ code: String, width: Int, scale: Int, banners: Banners) -> [String] {
+    private func bigCode(_ words: SignInText, width: Int, scale: Int, banners: Banners) -> [String] {
+        let code = words.code
         guard scale > 0 else {
-            let spaced = code.map(String.init).joined(separator: " ")
+            let spaced = words.spacedCode
             guard !code.isEmpty, spaced.count <= width else { return [] }
-            return [ANSI.bold(spaced, if: capabilities.allowsEscapes)]
+            return [SignInText.Style.bold.apply(to: spaced, capabilities: capabilities)]
         }
         guard capabilities.isUTF8 else { return [] }
         var groups: [String] = []

@@ -1,13 +1,8 @@
 /// Words for the kiosk screen, each plain, bold or an alert, wrapped to a width so that no style crosses a line end
 /// (the QR code drawn beside a line must not inherit one).
 struct KioskText: Sendable, Hashable {
-    /// How a word is drawn.
-    enum Style: Sendable, Hashable {
-        case plain
-        case bold
-        /// Bold and red with colours, bold without: the label of a warning.
-        case alert
-    }
+    /// How a word is drawn: the sign-in text's styles.
+    typealias Style = SignInText.Style
 
     /// One word: text without spaces, and its style.
     struct Word: Sendable, Hashable {
@@ -21,6 +16,25 @@ struct KioskText: Sendable, Hashable {
     /// The words of `text`, split at spaces, all in `style`.
     init(_ text: String, style: Style = .plain) {
         words = text.split(separator: " ").map { Word(text: String($0), style: style) }
+    }
+
+    /// The words of a sign-in paragraph, split at spaces. Where a span starts inside a word (the full stop after a
+    /// bold host), the word goes on in the style it started in, so that no style ends inside a word.
+    init(_ paragraph: SignInText.Paragraph) {
+        words = []
+        // Whether the last word may go on into the next span: it ended the previous span, at no space.
+        var open = false
+        for span in paragraph.spans {
+            for (index, piece) in span.text.split(separator: " ", omittingEmptySubsequences: false).enumerated()
+            where !piece.isEmpty {
+                if index == 0, open, let last = words.indices.last {
+                    words[last].text += piece
+                } else {
+                    words.append(Word(text: String(piece), style: span.style))
+                }
+            }
+            if !span.text.isEmpty { open = span.text.last != " " }
+        }
     }
 
     /// These words followed by `other`'s.
@@ -52,7 +66,7 @@ struct KioskText: Sendable, Hashable {
                     line += " "
                     used += 1
                 }
-                line += Self.styled(piece, word.style, capabilities: capabilities)
+                line += word.style.apply(to: piece, capabilities: capabilities)
                 used += count
             }
         }
@@ -72,13 +86,4 @@ struct KioskText: Sendable, Hashable {
         return pieces
     }
 
-    private static func styled(_ text: String, _ style: Style, capabilities: TerminalCapabilities) -> String {
-        switch style {
-        case .plain: text
-        case .bold: ANSI.bold(text, if: capabilities.allowsEscapes)
-        case .alert:
-            capabilities.allowsColor
-                ? ANSI.bold + ANSI.red + text + ANSI.reset : ANSI.bold(text, if: capabilities.allowsEscapes)
-        }
-    }
 }

@@ -6,7 +6,7 @@ import DeviceLogin
 /// not start (§5.4, RFC 10027):
 /// - a `Warning:` line (bold and red when colours are on) for each of ``DeviceAuthorization/hostCheck``'s warnings:
 ///   a sign-in page outside the issuer's domain, a `verification_uri_complete` on another host (then no QR code),
-///   an internationalised host (shown in Punycode); each names the hosts;
+///   an internationalised host (shown in Punycode); each names the hosts; only with the link they are about;
 /// - the verification URI, and the host it leads to in plain words ("You will be sent to auth.example.com."),
 ///   so a user led to an unexpected site can notice (§5.4); a URI that is not a plain http(s) link is refused and
 ///   not shown;
@@ -20,41 +20,24 @@ import DeviceLogin
 ///   ``QRMode/auto`` when the terminal is large enough to show it together with the rest of the prompt, and never
 ///   when the two URIs lead to different hosts; otherwise one line says why it was left out.
 ///
-/// Every string from the server goes through ``Sanitizer``. On a pipe (``TerminalCapabilities/isTerminal`` false)
-/// the prompt is plain lines: no escapes, no big letters, and no QR code unless ``QRMode/always``.
+/// The words (and their sanitising) are the sign-in text `SignInText`, the same the kiosk screen (``KioskScreen``)
+/// shows; the prompt lays them out a paragraph a line, with the caption and the link on one. Every string from the
+/// server goes through ``Sanitizer``. On a pipe (``TerminalCapabilities/isTerminal`` false) the prompt is plain
+/// lines: no escapes, no big letters, and no QR code unless ``QRMode/always``.
 ///
 /// ```swift
 /// let renderer = PromptRenderer(capabilities: .detect(), qrMode: .auto, machineName: MachineName.current())
 /// let text = renderer.render(authorization, secondsLeft: authorization.response.expiresIn)
 /// ```
-public struct PromptRenderer: Sendable, Hashable {
-    /// The terminal the prompt is drawn for.
-    public var capabilities: TerminalCapabilities
-    /// When to show the QR code.
-    public var qrMode: QRMode
-    /// The QR code's error correction level.
-    public var errorCorrection: QRMatrix.ErrorCorrection
-    /// This machine's name, in "Only continue if you started this sign-in on NAME just now"; nil says "on this
-    /// computer". Sanitised before it is shown.
-    public var machineName: String?
+public struct PromptRenderer: SignInLayout {
+    /// The terminal the prompt is drawn for, when to show the QR code, and the machine's name.
+    public var settings: SignInSettings
 
     /// Creates a renderer.
     ///
-    /// - Parameters:
-    ///   - capabilities: The terminal the prompt is drawn for.
-    ///   - qrMode: When to show the QR code; ``QRMode/auto`` by default.
-    ///   - errorCorrection: The QR code's error correction level; ``QRMatrix/ErrorCorrection/medium`` by default.
-    ///   - machineName: This machine's name; ``MachineName/current()`` by default. Tests give a fixed one.
-    public init(
-        capabilities: TerminalCapabilities,
-        qrMode: QRMode = .auto,
-        errorCorrection: QRMatrix.ErrorCorrection = .medium,
-        machineName: String? = MachineName.current()
-    ) {
-        self.capabilities = capabilities
-        self.qrMode = qrMode
-        self.errorCorrection = errorCorrection
-        self.machineName = machineName
+    /// - Parameter settings: The terminal the prompt is drawn for, when to show the QR code, and the machine's name.
+    public init(settings: SignInSettings) {
+        self.settings = settings
     }
 
     /// The prompt as text to write, each line ended by a line feed.
@@ -74,8 +57,10 @@ public struct PromptRenderer: Sendable, Hashable {
     ///   - secondsLeft: Seconds until the code expires.
     /// - Returns: The lines of the prompt.
     public func lines(for authorization: DeviceAuthorization, secondsLeft: Int) -> [String] {
-        let text = textLines(for: authorization, secondsLeft: secondsLeft)
-        switch qrSection(for: authorization, below: text) {
+        let check = authorization.hostCheck
+        let text = textLines(
+            SignInText(authorization, check: check, secondsLeft: secondsLeft, countdown: .words, settings: settings))
+        switch qrSection(for: check, below: text) {
         case .none:
             return text
         case .notice(let notice):
@@ -90,47 +75,7 @@ public struct PromptRenderer: Sendable, Hashable {
     /// - Parameter userCode: The user code as the server sent it; it is sanitised here.
     /// - Returns: `Code: ` followed by the code.
     public func codeLine(_ userCode: String) -> String {
-        "Code: " + clean(userCode)
-    }
-
-    // MARK: - Text
-
-    private var styled: Bool { capabilities.allowsEscapes }
-
-    private func clean(_ text: String) -> String {
-        Sanitizer.sanitize(text, asciiOnly: !capabilities.isUTF8)
-    }
-
-    /// The longest machine name shown, in Unicode scalars (Linux allows 64 bytes, POSIX at least 255).
-    static let maximumMachineNameLength = 64
-    /// The longest warning shown: two hosts of 253 characters and the words around them fit.
-    static let maximumWarningLength = 1024
-
-    /// Everything but the QR code: the warnings, where to go, whether to go on, the code, the time left.
-    private func textLines(for authorization: DeviceAuthorization, secondsLeft: Int) -> [String] {
-        var lines: [String] = []
-        let check = authorization.hostCheck
-        if let refusal = check.refusal {
-            lines.append("Refused to show the sign-in address: " + clean(refusal) + ".")
-        } else if let uri = check.shownVerificationURI {
-            lines += check.warnings.map(warningLine)
-            lines.append("Open this page in a browser: " + ANSI.bold(uri.string, if: styled))
-            lines.append("You will be sent to " + ANSI.bold(uri.hostAndPort, if: styled) + ".")
-        } else {
-            lines.append("Refused to show the sign-in address: the server sent one that is not a plain http(s) link.")
-        }
-        lines.append(continueLine)
-        if capabilities.isTerminal {
-            let big = bigCode(clean(authorization.userCode))
-            if !big.isEmpty { lines += [""] + big + [""] }
-        }
-        lines.append(codeLine(authorization.userCode))
-        if secondsLeft > 0 {
-            lines.append("The code expires in \(TimeText.words(seconds: secondsLeft)).")
-        } else {
-            lines.append("The code has expired.")
-        }
-        return lines
+        SignInText.code(userCode, capabilities: capabilities).text
     }
 
     /// `Warning: <message>`, the label bold and red when colours are on, bold without colours, plain elsewhere.
@@ -138,40 +83,48 @@ public struct PromptRenderer: Sendable, Hashable {
     /// - Parameter warning: One of ``DeviceAuthorization/hostCheck``'s warnings; its hosts are sanitised here.
     /// - Returns: The line, without a newline.
     public func warningLine(_ warning: VerificationHostCheck.Warning) -> String {
-        let label =
-            capabilities.allowsColor
-            ? ANSI.bold + ANSI.red + "Warning:" + ANSI.reset : ANSI.bold("Warning:", if: styled)
-        let message = Sanitizer.sanitize(
-            warning.message, maxLength: Self.maximumWarningLength, asciiOnly: !capabilities.isUTF8
-        )
-        return label + " " + message
+        SignInText.warning(warning, capabilities: capabilities).line(capabilities: capabilities)
     }
 
-    /// "Only continue if you started this sign-in on NAME just now." (RFC 10027: say to decline a sign-in the
-    /// person did not start here and now).
-    var continueLine: String {
-        let name = machineName.map {
-            Sanitizer.sanitize($0, maxLength: Self.maximumMachineNameLength, asciiOnly: !capabilities.isUTF8)
+    // MARK: - Text
+
+    /// Everything but the QR code, a paragraph a line: the warnings, where to go (the caption and the link on one
+    /// line), whether to go on, the code (in large letters above it on a terminal), the time left.
+    private func textLines(_ text: SignInText) -> [String] {
+        var lines: [String] = []
+        var caption: String?
+        for paragraph in text.paragraphs {
+            let line = paragraph.line(capabilities: capabilities)
+            switch paragraph.part {
+            case .caption:
+                caption = line
+                continue
+            case .code where capabilities.isTerminal:
+                let big = bigCode(text)
+                if !big.isEmpty { lines += [""] + big + [""] }
+            default:
+                break
+            }
+            lines.append(caption.map { $0 + " " + line } ?? line)
+            caption = nil
         }
-        guard let name, !name.isEmpty else {
-            return "Only continue if you started this sign-in on this computer just now."
-        }
-        return "Only continue if you started this sign-in on " + ANSI.bold(name, if: styled) + " just now."
+        return lines
     }
 
     /// The code in block letters when the font has every character and the terminal is wide enough, else
     /// letter-spaced (bold when escapes are allowed), else nothing.
-    private func bigCode(_ code: String) -> [String] {
+    private func bigCode(_ text: SignInText) -> [String] {
         let indent = "  "
         let columns = capabilities.columns ?? 80
+        let code = text.code
         if capabilities.isUTF8, let banner = BannerFont.lines(for: code),
             indent.count + BannerFont.width(forCount: code.count) <= columns
         {
             return banner.map { indent + $0 }
         }
-        let spaced = code.map(String.init).joined(separator: " ")
+        let spaced = text.spacedCode
         guard !code.isEmpty, indent.count + spaced.count <= columns else { return [] }
-        return [indent + ANSI.bold(spaced, if: styled)]
+        return [indent + SignInText.Style.bold.apply(to: spaced, capabilities: capabilities)]
     }
 
     // MARK: - QR code
@@ -185,7 +138,7 @@ public struct PromptRenderer: Sendable, Hashable {
         case shown([String], caption: String)
     }
 
-    private func qrSection(for authorization: DeviceAuthorization, below text: [String]) -> QRSection {
+    private func qrSection(for check: VerificationHostCheck, below text: [String]) -> QRSection {
         switch qrMode {
         case .never: return .none
         case .auto where !capabilities.isTerminal: return .none
@@ -193,7 +146,7 @@ public struct PromptRenderer: Sendable, Hashable {
         }
         let matrix: QRMatrix
         let caption: String
-        switch QRTarget(authorization.hostCheck).matrix(errorCorrection: errorCorrection) {
+        switch QRTarget(check).matrix(errorCorrection: errorCorrection) {
         case .failure(let refusal): return .notice(refusal.notice)
         case .success(let made): (matrix, caption) = made
         }

@@ -27,4 +27,18 @@ struct KioskTextTests {
             text.lines(width: 40, capabilities: Fixtures.laptopNoColor).first?.hasPrefix("\u{1B}[1mWarning:") == true)
         #expect(text.lines(width: 40, capabilities: plain) == ["Warning: two words"])
     }
+
+    @Test("A sign-in paragraph: split at spaces; a span that starts inside a word goes on in that word's style")
+    func paragraph() {
+        let host = SignInText.Paragraph(
+            part: .host, spans: [.init("You will be sent to "), .init("auth.example.com", .bold), .init(".")])
+        #expect(
+            KioskText(host) == KioskText("You will be sent to") + KioskText("auth.example.com.", style: .bold))
+        let name = SignInText.Paragraph(
+            part: .continueHere, spans: [.init("on "), .init("two words", .bold), .init(" just now.")])
+        #expect(KioskText(name) == KioskText("on") + KioskText("two words", style: .bold) + KioskText("just now."))
+        let warning = SignInText.Paragraph(part: .warning, spans: [.init("Warning:", .alert), .init(" a  b ")])
+        #expect(KioskText(warning) == KioskText("Warning:", style: .alert) + KioskText("a b"))
+        #expect(KioskText(SignInText.Paragraph(part: .code, spans: [])).lines(width: 4, capabilities: plain) == [""])
+    }
 }
