@@ -66,7 +66,7 @@ enum DetachedSignIn {
     static func detach(
         _ settings: LoginSettings, transport: any HTTPTransport, context: CLIContext
     ) async throws -> ExitCode {
-        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        let store = try context.tokenStore()
         let endpoints = try await settings.resolveEndpoints(transport: transport)
         let flow = DeviceFlow(
             endpoints: endpoints, client: settings.client, transport: transport, clock: context.clock,
@@ -136,7 +136,7 @@ enum DetachedSignIn {
         try Profile.validate(name: name)
         let timeout = try DurationOption.read(options, "timeout", range: 1...86_400, command: "login")
         let secret = try await ClientSecretOption.read(options, command: "login")
-        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        let store = try context.tokenStore()
         do {
             return try await busyAsExitCode(context: context) {
                 try await store.withPendingPolling(profile: name) {

@@ -36,7 +36,7 @@ struct SessionContext: Sendable {
         let secret = try await readSecret(options, command: command, context: context)
         let name = options.value("profile") ?? Profile.defaultName
         try Profile.validate(name: name)
-        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        let store = try context.tokenStore()
         context.trace("store", try store.filePath(profile: name))
         guard let record = try await store.load(profile: name) else {
             throw SignInNeeded(profile: name, saved: nil)
