@@ -12,7 +12,7 @@
 ///
 /// Process-wide on purpose: an error made deep in a refresh must not depend on its caller passing the right values
 /// along. A value shorter than ``Redaction/minimumScrubbedLength`` is not remembered (it would match ordinary text),
-/// and at most ``capacity`` values are kept, the oldest forgotten first.
+/// and at most ``capacity-type.property`` values are kept, the oldest forgotten first.
 ///
 /// ```swift
 /// KnownSecrets.remember(refreshToken)
@@ -36,7 +36,7 @@ public struct KnownSecrets: Sendable {
     /// How many values this set keeps at most.
     let capacity: Int
 
-    /// An empty set keeping at most `capacity` values (the process's own is ``capacity``).
+    /// An empty set keeping at most `capacity` values (the process's own is ``capacity-type.property``).
     init(capacity: Int = Self.capacity) {
         self.capacity = capacity
     }
@@ -64,8 +64,8 @@ public struct KnownSecrets: Sendable {
         text.map { scrub($0) }
     }
 
-    /// Remembers `value` as the most recent, the least recently remembered value forgotten beyond ``capacity``; nil
-    /// and short values are ignored.
+    /// Remembers `value` as the most recent, the least recently remembered value forgotten beyond
+    /// ``capacity-property``; nil and short values are ignored.
     mutating func remember(_ value: String?) {
         guard let value, value.count >= Redaction.minimumScrubbedLength else { return }
         if values.last == value { return }

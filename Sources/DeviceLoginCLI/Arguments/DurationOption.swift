@@ -3,7 +3,10 @@
 enum DurationOption {
     /// Reads option `name` when it was given.
     /// - Parameters:
+    ///   - options: The command's parsed options.
+    ///   - name: The option's name, without the dashes.
     ///   - range: The seconds accepted.
+    ///   - command: The command, for the error's wording.
     /// - Returns: The duration, or nil when the option was not given.
     /// - Throws: ``UsageError`` naming the option, the value and the range accepted.
     static func read(

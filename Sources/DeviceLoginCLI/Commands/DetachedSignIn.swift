@@ -66,7 +66,7 @@ enum DetachedSignIn {
     static func detach(
         _ settings: LoginSettings, transport: any HTTPTransport, context: CLIContext
     ) async throws -> ExitCode {
-        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        let store = try context.tokenStore()
         let endpoints = try await settings.resolveEndpoints(transport: transport)
         let flow = DeviceFlow(
             endpoints: endpoints, client: settings.client, transport: transport, clock: context.clock,
@@ -136,7 +136,7 @@ enum DetachedSignIn {
         try Profile.validate(name: name)
         let timeout = try DurationOption.read(options, "timeout", range: 1...86_400, command: "login")
         let secret = try await ClientSecretOption.read(options, command: "login")
-        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        let store = try context.tokenStore()
         do {
             return try await busyAsExitCode(context: context) {
                 try await store.withPendingPolling(profile: name) {
@@ -262,43 +262,48 @@ enum DetachedSignIn {
         context: CLIContext
     ) async throws -> TokenResponse {
         let authorization = flow.resuming(pending.authorization, progress: pending.progress)
-        // Each event with the time it happened, taken on the polling task: the saving task may run later.
-        let (events, sink) = AsyncStream.makeStream(of: (event: DeviceFlowEvent, at: Date).self)
-        let outcome: Result<TokenResponse, any Error> = await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var saved = pending
-                var warned = false
-                var reading = lines
+        // Who follows the polling: the --events lines, and the progress saved after every poll and answer. Each
+        // event is stamped on the polling task, when it happens: the followers may run later.
+        var observers = SignInObservers<(event: DeviceFlowEvent, at: Date)>()
+        if let lines {
+            observers.follow { events in
+                // A reader that has gone stops the lines, not the polling: the last line (`login`'s result) then
+                // fails with 74, and the progress is saved all the same.
                 for await (event, time) in events {
-                    // --events: a reader that has gone stops the lines; the last one (`login`'s) then fails with 74.
                     do throws(ResultSink.WriteError) {
-                        try reading?.write(event, at: time)
+                        try lines.write(event, at: time)
                     } catch {
-                        reading = nil
-                    }
-                    saved.progress.record(event, at: time)
-                    switch event {
-                    case .polling, .pending, .slowDown, .retrying:
-                        do {
-                            try await store.savePending(saved)
-                        } catch let error as DeviceLoginError where !warned {
-                            warned = true
-                            context.stderr.line("device-login: warning: the progress was not saved: " + error.message)
-                        } catch {}
-                    default:
-                        break
+                        return
                     }
                 }
             }
-            let outcome: Result<TokenResponse, any Error>
-            do {
-                outcome = .success(try await flow.pollForToken(authorization) { sink.yield(($0, context.now())) })
-            } catch {
-                outcome = .failure(error)
+        }
+        observers.follow { events in
+            var saved = pending
+            var warned = false
+            for await (event, time) in events {
+                saved.progress.record(event, at: time)
+                switch event {
+                case .polling, .pending, .slowDown, .retrying:
+                    do {
+                        try await store.savePending(saved)
+                    } catch let error as DeviceLoginError where !warned {
+                        warned = true
+                        context.stderr.line("device-login: warning: the progress was not saved: " + error.message)
+                    } catch {}
+                default:
+                    break
+                }
             }
-            sink.finish()
-            await group.waitForAll()
-            return outcome
+        }
+        let outcome: Result<TokenResponse, any Error>
+        do {
+            outcome = .success(
+                try await observers.run { report in
+                    try await flow.pollForToken(authorization) { report(($0, context.now())) }
+                })
+        } catch {
+            outcome = .failure(error)
         }
         switch outcome {
         case .success:

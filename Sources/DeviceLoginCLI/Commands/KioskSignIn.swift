@@ -62,25 +62,16 @@ struct KioskSignIn: Sendable {
             console.stop()
             hold.release(to: stderr)
         }
+        // The screen follows every update; the terminal's resizes are updates too, while the codes are polled.
+        var observers = SignInObservers<KioskUpdate>()
+        observers.follow { await presenter.run(updates: $0) }
+        observers.whilePolling { report in
+            for await size in console.resizes() { report(.resized(columns: size.columns, rows: size.rows)) }
+        }
         return try await InterruptHandler.restoring(with: restore) {
-            let (updates, sink) = AsyncStream.makeStream(of: KioskUpdate.self)
-            return try await withThrowingTaskGroup(of: TokenResponse?.self) { group in
-                group.addTask {
-                    await presenter.run(updates: updates)
-                    return nil
-                }
-                group.addTask {
-                    for await size in console.resizes() {
-                        sink.yield(.resized(columns: size.columns, rows: size.rows))
-                    }
-                    return nil
-                }
-                // On every way out: the presenter ends and leaves the alternate screen before the group returns.
-                defer {
-                    sink.finish()
-                    group.cancelAll()
-                }
-                return try await renewing(flow: flow, first: first, console: console, clock: clock) { sink.yield($0) }
+            // On every way out, the screen has drawn its last update and left the alternate screen when this returns.
+            try await observers.run { report in
+                try await renewing(flow: flow, first: first, console: console, clock: clock, show: report)
             }
         }
     }

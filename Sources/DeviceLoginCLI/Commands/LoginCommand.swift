@@ -51,7 +51,7 @@ enum LoginCommand {
             let settings = try await LoginSettings.parse(options)
             for warning in settings.warnings { context.stderr.line("device-login: warning: " + warning) }
             if options.flag("dry-run") {
-                let code = try LoginDryRun(settings, environment: context.environment)
+                let code = try LoginDryRun(settings, context: context)
                     .write(json: settings.json, to: context)
                 // The preview said what is missing; its exit code says the sign-in itself would not start.
                 if let missing = settings.missingClientID { throw missing }
@@ -88,7 +88,7 @@ enum LoginCommand {
         settings.client.dpop = try settings.dpop ? newDPoPProver(now: context.now) : nil
         // Store problems found after the person approved would cost the tokens: look for them before any request.
         if settings.store {
-            try await FileTokenStore(environment: context.environment).checkReady(profile: settings.profile)
+            try await context.tokenStore().checkReady(profile: settings.profile)
         }
         if settings.detach { return try await DetachedSignIn.detach(settings, transport: transport, context: context) }
         let result = try await SignIn(settings: settings, context: context).run(transport: transport)
@@ -101,7 +101,7 @@ enum LoginCommand {
         _ result: SignIn.Result, settings: LoginSettings, transport: any HTTPTransport, context: CLIContext
     ) async throws -> ExitCode {
         var savedTo: String?
-        let store = settings.store ? try FileTokenStore(environment: context.environment, clock: context.clock) : nil
+        let store = settings.store ? try context.tokenStore() : nil
         // A profile signed in again keeps its bindings and user name unless new ones are given. A saved profile
         // that cannot be read is replaced, as before: the sign-in the person just approved wins.
         let saved = try? await store?.load(profile: settings.profile)?.profile

@@ -16,11 +16,9 @@ struct LoginDryRun {
 
     /// The settings' plan, with the profile file the store would write.
     /// - Throws: ``DeviceLoginError`` for an invalid profile name or an unusable `DEVICE_LOGIN_HOME`.
-    init(_ settings: LoginSettings, environment: [String: String]) throws {
+    init(_ settings: LoginSettings, context: CLIContext) throws {
         self.settings = settings
-        storePath =
-            settings.store
-            ? try FileTokenStore(environment: environment).filePath(profile: settings.profile) : nil
+        storePath = settings.store ? try context.tokenStore().filePath(profile: settings.profile) : nil
     }
 
     /// The metadata URLs discovery would try, in order; empty without an issuer.

@@ -117,7 +117,10 @@ struct LoginSettings: Sendable, Equatable {
         choices: QRMode.allCases.map(\.rawValue))
 
     /// Reads the settings.
-    /// - Parameter secrets: Where `--client-secret -` and `--client-secret-file` are read from.
+    /// - Parameters:
+    ///   - options: The command's parsed options.
+    ///   - command: The command, for the errors' wording.
+    ///   - secrets: Where `--client-secret -` and `--client-secret-file` are read from.
     /// - Throws: ``UsageError`` naming the option at fault; ``DeviceLoginError`` with code
     ///   ``DeviceLoginError/Code/configuration`` for a `--header` device-login does not send (``header(_:command:)``),
     ///   or for a client secret that cannot be read or is not one (``ClientSecretOption/read(_:command:input:)``).

@@ -40,7 +40,7 @@ enum LogoutCommand {
         } catch let error as SignInNeeded where error.profileIsMissing {
             // Nothing to revoke: abandon a pending sign-in if there is one, else say so, rather than how to sign in.
             let name = options.value("profile") ?? Profile.defaultName
-            let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+            let store = try context.tokenStore()
             return try await DetachedSignIn.busyAsExitCode(context: context) {
                 guard try await abandonPending(profile: name, store: store, context: context) else {
                     context.report("nothing to sign out: there is no profile '\(name)'")

@@ -21,9 +21,12 @@ struct SessionContext: Sendable {
     let state: TokenState
 
     /// Opens the profile named by `--profile` (default `default`) for `command`.
-    /// - Parameter dpopKey: Whether to read the DPoP key of a profile that uses DPoP
-    ///   (``readDPoPKey(_:store:context:)``); `logout`, which needs none to revoke, does not, so that a broken key
-    ///   file never keeps a profile.
+    /// - Parameters:
+    ///   - options: The command's parsed options.
+    ///   - command: The command, for the errors' wording.
+    ///   - context: The CLI's context: its store, transport and clock.
+    ///   - dpopKey: Whether to read the DPoP key of a profile that uses DPoP (``readDPoPKey(_:store:context:)``);
+    ///     `logout`, which needs none to revoke, does not, so that a broken key file never keeps a profile.
     /// - Throws: ``SignInNeeded`` when the profile was never saved;
     ///   storage errors as the store gives them; a client secret's errors (``ClientSecretOption``).
     static func open(
@@ -33,7 +36,7 @@ struct SessionContext: Sendable {
         let secret = try await readSecret(options, command: command, context: context)
         let name = options.value("profile") ?? Profile.defaultName
         try Profile.validate(name: name)
-        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        let store = try context.tokenStore()
         context.trace("store", try store.filePath(profile: name))
         guard let record = try await store.load(profile: name) else {
             throw SignInNeeded(profile: name, saved: nil)

@@ -70,62 +70,27 @@ struct SignIn: Sendable {
             return Result(endpoints: endpoints, response: response, receivedAt: context.now())
         }
         let presentation = settings.presentation
-        // Who follows the flow: the prompt on stderr (unless --quiet), the event lines on stdout (--events).
-        let presenter =
-            presentation.quiet
-            ? nil : LivePresenter(capabilities: context.terminal, qrMode: settings.qr, output: context.stderr)
-        let lines = presentation.events ? EventLines(context: context) : nil
-        let prompt = presenter.map { _ in AsyncStream.makeStream(of: DeviceFlowEvent.self) }
-        let stream = lines.map { _ in AsyncStream.makeStream(of: (event: DeviceFlowEvent, at: Date).self) }
-        let now = context.now
-        let report: @Sendable (DeviceFlowEvent) -> Void = { event in
-            prompt?.continuation.yield(event)
-            // Stamped here, on the polling task, when it happens: the lines' task may run later.
-            stream?.continuation.yield((event, now()))
+        // Who follows the flow: the prompt on stderr (unless --quiet), the event lines on stdout (--events), the
+        // --notify-command hook. Each event is stamped on the polling task, when it happens: the lines' task may
+        // run later.
+        var observers = SignInObservers<(event: DeviceFlowEvent, at: Date)>()
+        if !presentation.quiet {
+            let presenter = LivePresenter(capabilities: context.terminal, qrMode: settings.qr, output: context.stderr)
+            observers.follow({ $0.event }, with: { await presenter.run(events: $0) })
         }
-        let finish: @Sendable () -> Void = {
-            prompt?.continuation.finish()
-            stream?.continuation.finish()
-        }
-        // Polling's outcome comes back as a value, so that the prompt and the event lines get every event before
-        // the error is thrown.
-        let outcome = try await withThrowingTaskGroup(of: Swift.Result<TokenResponse, any Error>?.self) { group in
-            defer { finish() }
-            if let presenter, let prompt {
-                group.addTask {
-                    await presenter.run(events: prompt.stream)
-                    return nil
-                }
-            }
+        if presentation.events {
             // A write that fails (the program reading the events is gone) ends the sign-in, with exit 74.
-            if let lines, let stream {
-                group.addTask {
-                    try await lines.write(stream.stream)
-                    return nil
-                }
-            }
-            report(.authorizationReceived(authorization))
-            if let command = presentation.notifyCommand {
-                group.addTask {
-                    await notify(NotifyHook(command: command), of: authorization)
-                    return nil
-                }
-            }
-            group.addTask {
-                defer { finish() }
-                do {
-                    return .success(try await flow.pollForToken(authorization, onEvent: report))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            var outcome: Swift.Result<TokenResponse, any Error> = .failure(CancellationError())
-            for try await result in group {
-                if let result { outcome = result }
-            }
-            return outcome
+            let lines = EventLines(context: context)
+            observers.follow { try await lines.write($0) }
         }
-        let response = try outcome.get()
+        if let command = presentation.notifyCommand {
+            observers.alongside { await notify(NotifyHook(command: command), of: authorization) }
+        }
+        let now = context.now
+        let response = try await observers.run { report in
+            report((.authorizationReceived(authorization), now()))
+            return try await flow.pollForToken(authorization) { report(($0, now())) }
+        }
         return Result(endpoints: endpoints, response: response, receivedAt: context.now())
     }
 

@@ -35,7 +35,7 @@ enum StatusCommand {
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         let name = options.value("profile") ?? Profile.defaultName
         try Profile.validate(name: name)
-        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        let store = try context.tokenStore()
         let path = try store.filePath(profile: name)
         context.trace("store", path)
         let record = try await store.load(profile: name)

@@ -101,7 +101,7 @@ enum DockerCredentialCommand {
         if options.has("profile") {
             records = [try await HelperSession.open(options, command: name, context: context).session.record]
         } else {
-            let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+            let store = try context.tokenStore()
             records = try await HelperSession.boundProfiles(in: store, context: context)
         }
         var entries: [(url: String, username: String)] = []

@@ -55,7 +55,7 @@ struct HelperSession: Sendable {
             }
             return helper
         }
-        let store = try FileTokenStore(environment: context.environment, clock: context.clock)
+        let store = try context.tokenStore()
         guard let record = try await boundRecord(for: url, in: store, context: context) else {
             context.trace("profile", "no profile serves \(url)")
             return nil

@@ -51,7 +51,7 @@ struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
     static let quit = ExitCode(rawValue: 131)
     /// The reader of standard output closed it early (`device-login status | head -3`): the process ends quietly
     /// by SIGPIPE, as `git log | head` does, so a shell sees 141 (128 + 13) and prints nothing
-    /// (``CLIProcess/exit(_:)``).
+    /// (``CLIProcess/end(_:)``).
     static let readerGone = ExitCode(rawValue: 141)
     /// Stopped by SIGTERM, which `timeout`, `kill` and service managers send (128 + 15).
     static let terminated = ExitCode(rawValue: 143)

@@ -30,7 +30,10 @@ package enum CLI {
     }
 
     /// Runs the tool with `arguments` (without the program name).
-    /// - Parameter commands: The command table (default ``commands``).
+    /// - Parameters:
+    ///   - arguments: The words after the program's name.
+    ///   - context: What the commands may touch: the environment, the standard streams, the transport, the clock.
+    ///   - commands: The command table (default ``commands``).
     /// - Returns: The exit code.
     static func run(
         _ arguments: [String], context: CLIContext, commands: [CommandSpec] = CLI.commands

@@ -39,6 +39,14 @@ struct CLIContext: Sendable {
     /// Holds the trace back while `login --kiosk` shows its screen (``TraceHold``); shared by copies of the context.
     var traceHold = TraceHold()
 
+    /// The token store: the profiles' folder the environment names (`DEVICE_LOGIN_HOME`, else the XDG state
+    /// folder), waiting for its locks on ``clock``. The one way a command gets it, so that no command drops the
+    /// context's clock or reads another folder than its neighbours.
+    /// - Throws: ``DeviceLoginError`` for an unusable `DEVICE_LOGIN_HOME` or home folder.
+    func tokenStore() throws -> FileTokenStore {
+        try FileTokenStore(environment: environment, clock: clock)
+    }
+
     /// This context with `--verbose` on: ``trace(_:_:)`` writes, and every transport ``makeTransport`` makes is
     /// wrapped in a `TracingTransport`, whose lines (every token, code and secret redacted) go to stderr as
     /// `device-login: http: …`.

@@ -63,8 +63,8 @@ extension MockServerState {
     /// - Parameters:
     ///   - incoming: The request.
     ///   - writer: How errors are written.
-    ///   - required: Whether the request must carry a proof (the client is registered with ``Server/Client/
-    ///     requiresDPoP``).
+    ///   - required: Whether the request must carry a proof (the client is registered with
+    ///     ``MockAuthorizationServer/Client/requiresDPoP``).
     ///   - boundTo: The thumbprint the device code or refresh token is bound to: the proof must be made with that
     ///     key (draft-parecki-oauth-dpop-device-flow; RFC 9449 §5).
     /// - Returns: The thumbprint of the proof's key; nil when the request carries no proof and needs none.
@@ -175,11 +175,12 @@ extension MockServerState {
 
     /// Checks one request's DPoP proof as RFC 9449 §4.3 lists, and records each check in ``proofCheck``.
     ///
-    /// In order: one `DPoP` header; a compact JWS; `typ` `dpop+jwt`; an `alg` of ``Server/DPoPSettings/
-    /// algorithms``; a public `jwk` (no private member) that suits it; the signature; `jti`, `htm`, `htu` and `iat`
-    /// present; `htm` the request's method; `htu` its URI without query and fragment (both normalised); `iat`
-    /// within ``Server/DPoPSettings/proofWindow`` of the wall clock; a `jti` not seen within that window; the
-    /// owner's nonce when it demands one; `ath` the hash of `accessToken` when there is one.
+    /// In order: one `DPoP` header; a compact JWS; `typ` `dpop+jwt`; an `alg` of
+    /// ``MockAuthorizationServer/DPoPSettings/algorithms``; a public `jwk` (no private member) that suits it; the
+    /// signature; `jti`, `htm`, `htu` and `iat` present; `htm` the request's method; `htu` its URI without query and
+    /// fragment (both normalised); `iat` within ``MockAuthorizationServer/DPoPSettings/proofWindow`` of the wall
+    /// clock; a `jti` not seen within that window; the owner's nonce when it demands one; `ath` the hash of
+    /// `accessToken` when there is one.
     mutating func verifyProof(
         _ headers: [HTTPHeader], _ incoming: Incoming, accessToken: String?, nonceOwner: NonceOwner
     ) -> ProofVerdict {
