@@ -23,8 +23,8 @@
 //       Catches SIGUSR1 with dl_catch_signals, then registers a Dispatch source for it (libdispatch installs its
 //       own handler the first time it registers one for a signal) and cancels it, as exec does with
 //       InterruptHandler's; "recatch" calls dl_recatch_signals. Then sends itself SIGUSR1, unblocked on the main
-//       thread as exec's relaying thread unblocks it. Prints "replaced N" (what dl_recatch_signals returned), then
-//       "catcher N" when the catcher's pipe got signal N within 2 s, else "catcher none".
+//       thread as exec's supervisor unblocks it on its own. Prints "replaced N" (what dl_recatch_signals
+//       returned), then "catcher N" when the catcher's pipe got signal N within 2 s, else "catcher none".
 import CExec
 import CProcessHardening
 import DeviceLogin
@@ -95,7 +95,7 @@ func signalCatcher(recatch: Bool) -> Never {
     guard cancelled.wait(timeout: .now() + 10) == .success else { fail("the Dispatch source was not cancelled") }
     let replaced = recatch ? dl_recatch_signals() : 0
     FileHandle.standardOutput.write(Data("replaced \(replaced)\n".utf8))
-    // This thread takes the signal, as exec's relaying thread does (libdispatch's threads block every signal).
+    // This thread takes the signal, as exec's supervisor does (libdispatch's threads block every signal).
     var mask = sigset_t()
     sigemptyset(&mask)
     sigaddset(&mask, SIGUSR1)

@@ -6,7 +6,9 @@ loopback resource server that accepts exactly the bearer tokens the Authlib serv
 - exec: a Python child reads the token from its environment and calls the resource server; its exit status is
   device-login's; the token is in no process's command line while the child runs; a Ctrl-C typed on the
   terminal reaches the child once, not twice (device-login does not pass on what the terminal sent the whole
-  process group).
+  process group). The signal tests and 127 run on both of exec's paths (`exec_path`): the fast lane (a token valid
+  for an hour) and the full path (a token inside the refresh margin, refreshed at the Authlib server first), and
+  check which one was taken.
 """
 
 import fcntl
@@ -184,11 +186,40 @@ def test_exec_without_sign_in_fails_fast_and_runs_nothing(tmp_path, home):
     assert not marker.exists()
 
 
-def test_exec_missing_command_is_127(server, home):
+@pytest.fixture(params=["lane", "full"])
+def exec_path(request):
+    """Which of exec's ways to its token a test takes; both hand the command to the same supervisor."""
+    return request.param
+
+
+def stored_access_token(home):
+    return json.loads((home / "default.json").read_text())["tokens"]["access_token"]
+
+
+def prepare_path(home, path):
+    """Sets the default profile's token up for `path` and returns it: "lane" leaves it valid for an hour (the fast
+    lane answers, with no request); "full" leaves it valid for 30 s more, inside the 60 s refresh margin, so the
+    full path refreshes it at the Authlib server before it starts the command."""
+    if path == "full":
+        record_path = home / "default.json"
+        record = json.loads(record_path.read_text())
+        record["tokens"]["expires_at"] = time.time() + 30
+        record_path.write_text(json.dumps(record))
+    return stored_access_token(home)
+
+
+def assert_path_taken(home, path, before):
+    """The full path stored a refreshed token; the lane left the token as it was."""
+    assert (stored_access_token(home) != before) == (path == "full"), f"the {path} path was not taken"
+
+
+def test_exec_missing_command_is_127(server, home, exec_path):
     sign_in(server, home)
+    before = prepare_path(home, exec_path)
     run = run_cli(home, "exec", "--", "device-login-e2e-no-such-command")
     assert run.returncode == 127
     assert run.stderr.decode() == "device-login: exec: device-login-e2e-no-such-command: command not found\n"
+    assert_path_taken(home, exec_path, before)
 
 
 WAIT_FOR_GO = """
@@ -282,8 +313,9 @@ def read_until(descriptor, text, timeout):
     return output
 
 
-def test_exec_ctrl_c_on_the_terminal_reaches_the_child_once(server, home):
+def test_exec_ctrl_c_on_the_terminal_reaches_the_child_once(server, home, exec_path):
     sign_in(server, home)
+    before = prepare_path(home, exec_path)
     primary, secondary = pty.openpty()
 
     def controlling_terminal():
@@ -310,10 +342,12 @@ def test_exec_ctrl_c_on_the_terminal_reaches_the_child_once(server, home):
         os.close(primary)
     assert b"interrupts 1" in output, output
     assert process.returncode == 11, output
+    assert_path_taken(home, exec_path, before)
 
 
-def test_exec_sigterm_is_passed_on_and_device_login_waits(server, tmp_path, home):
+def test_exec_sigterm_is_passed_on_and_device_login_waits(server, tmp_path, home, exec_path):
     sign_in(server, home)
+    before = prepare_path(home, exec_path)
     ready = tmp_path / "ready"
     script = ("import signal, sys, time, pathlib\n"
               "signal.signal(signal.SIGTERM, lambda n, f: sys.exit(42))\n"
@@ -330,3 +364,4 @@ def test_exec_sigterm_is_passed_on_and_device_login_waits(server, tmp_path, home
     stdout, stderr = process.communicate(timeout=RUN_TIMEOUT)
     assert process.returncode == 42, stderr
     assert stdout == b"" and stderr == b""
+    assert_path_taken(home, exec_path, before)

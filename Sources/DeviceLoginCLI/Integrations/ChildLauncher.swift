@@ -16,15 +16,27 @@ import Darwin
 ///   SIGHUP and SIGQUIT, which the tool handles — except those of them device-login was itself started with
 ///   ignored (`nohup`, a background job of a script), which stay ignored, as through a shell's `exec`
 ///   (``InheritedSignals``).
-/// - While it runs, device-login's own handling of those signals is off (``InterruptHandler/handingOver(_:)``):
-///   Ctrl-C does not end device-login, and the signals of ``SignalRelay/signals`` are passed on to the command as
-///   ``SignalRelay`` decides.
-/// - Signals are caught by a C handler that keeps their sender (`dl_catch_signals`, in `CExec`) and read from its
-///   pipe; the relaying and the waiting (`poll`, `waitid`, `waitpid`) happen on threads of their own, never on the
-///   cooperative pool.
-/// - Cancelling the calling task sends the command SIGTERM, and still waits for it to end.
+/// - One supervisor, on one thread, for both paths (`supervise(_:child:)`): the signals of ``SignalRelay/signals``
+///   and SIGCHLD are caught by a C handler that keeps their sender (`dl_catch_signals`, in `CExec`) and writes them
+///   to its pipe; the thread sleeps in `poll` on that pipe, passes each signal on as ``SignalRelay`` decides, and
+///   reaps the command with `waitpid` once it has ended. The fast lane runs it on the main thread
+///   (``runOnCallingThread(_:environment:)``), the full path on a thread of its own (``run(_:environment:)``).
+/// - On the full path, device-login's own handling of those signals is off while the command runs
+///   (``InterruptHandler/handingOver(_:)``): Ctrl-C does not end device-login, and the signals are the command's.
+///   Cancelling the calling task sends the command SIGTERM, and still waits for it to end.
 enum ChildLauncher {
-    /// Runs `arguments` (the command and its arguments) with `environment`, and waits for it to end.
+    /// The signals the supervisor catches: those it passes on, and SIGCHLD, which wakes it when the command ends.
+    /// Both paths catch the same ones (`dl_catch_signals` keeps the first call's signals for the whole process).
+    static let caughtSignals: [Int32] = SignalRelay.signals + [SIGCHLD]
+
+    /// How long, in milliseconds, the supervisor sleeps in `poll` at most before it looks at the command anyway.
+    /// Every supervisor of a process reads the one pipe: when two run at once (in-process tests run several), one
+    /// may read the SIGCHLD record that was the other's only wake-up. In the tool, which runs one command, it only
+    /// costs a `waitpid` a second.
+    static let lookInterval: Int32 = 1_000
+
+    /// The full path's `exec`: runs `arguments` (the command and its arguments) with `environment`, and waits for
+    /// it to end, with the signals handed over from ``InterruptHandler`` to the supervisor meanwhile.
     /// - Returns: How it ended.
     /// - Throws: ``CommandNotStarted`` when it could not be started; ``StatusLost`` when its end could not be read;
     ///   `CancellationError` when the task was cancelled before it started.
@@ -34,10 +46,10 @@ enum ChildLauncher {
             throw CommandNotStarted(command: command, number: ENOMEM)
         }
         #if os(Linux)
-        // The handler first, then the handing over: a signal in between is either device-login's (the task is
-        // cancelled, nothing is started) or caught (and passed on once the command runs); none is lost.
-        let signals = SignalRelay.signals
-        let caught = signals.withUnsafeBufferPointer { dl_catch_signals($0.baseAddress, Int32($0.count)) }
+        // The catcher first, then the handing over: a signal in between is either device-login's (the task is
+        // cancelled, nothing is started) or caught (and passed on once the command runs); none is lost. The
+        // supervisor's own dl_catch_signals nests in this one.
+        let caught = caughtSignals.withUnsafeBufferPointer { dl_catch_signals($0.baseAddress, Int32($0.count)) }
         guard caught >= 0 else { throw CommandNotStarted(command: command, number: errno) }
         defer { dl_release_signals() }
         return try await InterruptHandler.handingOver {
@@ -47,12 +59,18 @@ enum ChildLauncher {
             // thread, whenever that gets to it: if InterruptHandler's sources were registered after the catcher
             // went in (a slow start under load), their handler replaced it, and with the sources now cancelled
             // every signal would be lost. Once they are cancelled none can register any more: put the catcher back.
+            // (The lane makes no Dispatch source, so it needs no such step.)
             _ = dl_recatch_signals()
             let child = Child()
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
+                    // The supervisor blocks its thread until the command ends, which may be hours: not a thread of
+                    // the cooperative pool (it has as few as cores, and the pool's threads block every signal), and
+                    // not the main thread, which `dispatchMain` has parked for good. A thread of its own, which
+                    // ends with the command; this task waits suspended, holding no thread, and can still be
+                    // cancelled (the command then gets SIGTERM).
                     let started = DedicatedThread.start {
-                        continuation.resume(with: spawnAndRelay(strings, child: child, caught: caught))
+                        continuation.resume(with: supervise(strings, child: child))
                     }
                     if !started { continuation.resume(throwing: CommandNotStarted(command: command, number: EAGAIN)) }
                 }
@@ -61,17 +79,15 @@ enum ChildLauncher {
             }
         }
         #else
-        // The relay relies on Linux's siginfo and glibc's closefrom action; only Linux is built and tested.
+        // The supervisor relies on Linux's siginfo and glibc's closefrom action; only Linux is built and tested.
         throw CommandNotStarted(command: command, number: ENOSYS)
         #endif
     }
 
-    /// Runs `arguments` with `environment` on the calling thread, which it blocks until the command has ended: the
-    /// fast lane's `exec` (``ExecCommand/fastAnswer(_:process:)``), which starts no thread and no concurrency
-    /// runtime. The command starts as ``run(_:environment:)`` starts it; the signals of ``SignalRelay/signals`` are
-    /// caught as there, and SIGCHLD with them, so the thread sleeps in `poll` on the catcher's pipe until one
-    /// comes, passes each on by the same rule, and reaps the command once it has ended. For a process that runs
-    /// nothing else: the catcher must be its first user (`dl_catch_signals` keeps the first call's signals).
+    /// The fast lane's `exec`: runs `arguments` with `environment` on the calling thread, which it blocks until the
+    /// command has ended (``ExecCommand/fastAnswer(_:process:)``), starting no thread and no concurrency runtime.
+    /// For a process that runs nothing else: the catcher must be its first user (`dl_catch_signals` keeps the first
+    /// call's signals).
     /// - Returns: How the command ended, or why it did not start (``CommandNotStarted``, ``StatusLost``).
     static func runOnCallingThread(_ arguments: [String], environment: [String: String]) -> Result<
         ChildStatus, any Error
@@ -84,16 +100,31 @@ enum ChildLauncher {
         // As the full path's InterruptHandler notes them before it takes them over: ignored ones stay ignored in the
         // command, the others get their default action.
         for number in InterruptHandler.signals { InheritedSignals.note(number) }
-        let watched = SignalRelay.signals + [SIGCHLD]
-        let caught = watched.withUnsafeBufferPointer { dl_catch_signals($0.baseAddress, Int32($0.count)) }
-        guard caught >= 0 else { return .failure(CommandNotStarted(command: command, number: errno)) }
+        #endif
+        return supervise(strings, child: Child())
+    }
+
+    /// The command's end could not be read: another part of the process reaped it first.
+    struct StatusLost: Error, CustomStringConvertible {
+        var description: String { "exec: the command's exit status could not be read (it was reaped elsewhere)" }
+    }
+
+    /// The supervisor, both paths': on the calling thread, which it blocks, catches ``caughtSignals``, starts the
+    /// command, passes each caught signal on by ``SignalRelay``'s rule, and returns how the command ended once it
+    /// has reaped it. Caught before the spawn, SIGCHLD cannot be missed: an end before the first `poll` left its
+    /// record in the pipe. And caught, it is not ignored meanwhile even when device-login was started with it
+    /// ignored, so the kernel keeps the command's status for `waitpid`.
+    private static func supervise(_ strings: CStrings, child: Child) -> Result<ChildStatus, any Error> {
+        #if os(Linux)
+        let caught = caughtSignals.withUnsafeBufferPointer { dl_catch_signals($0.baseAddress, Int32($0.count)) }
+        guard caught >= 0 else { return .failure(CommandNotStarted(command: strings.command, number: errno)) }
         defer { dl_release_signals() }
-        // device-login may have been started with some of them blocked, and this thread is the only one to take them.
+        // device-login may have been started with some of them blocked, and libdispatch's threads block them all:
+        // this thread takes them, so that one thread at least does. (Its handler only writes to the pipe.)
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
-        for number in watched { sigaddset(&unblocked, number) }
+        for number in caughtSignals { sigaddset(&unblocked, number) }
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-        let child = Child()
         let pid: pid_t
         switch spawn(strings) {
         case .success(let started): pid = started
@@ -103,85 +134,24 @@ enum ChildLauncher {
         let family = (parent: getpid(), group: getpgrp())
         var watching = pollfd(fd: caught, events: Int16(POLLIN), revents: 0)
         while true {
-            // Caught before the spawn, SIGCHLD cannot be missed: an end before this `poll` left its record.
-            if poll(&watching, 1, -1) < 0, errno != EINTR { usleep(10_000) }
+            // EINTR: a signal was caught on this thread. Anything else (ENOMEM) passes; try again shortly.
+            if poll(&watching, 1, lookInterval) < 0, errno != EINTR { usleep(10_000) }
             relay(from: caught, to: child, pid: pid, family: family)
             // After every wake-up, not only for SIGCHLD's record, which a full pipe could have dropped.
             if let status = child.reap() { return status }
         }
         #else
-        return .failure(CommandNotStarted(command: command, number: ENOSYS))
+        return .failure(CommandNotStarted(command: strings.command, number: ENOSYS))
         #endif
     }
 
-    /// The command's end could not be read: another part of the process reaped it first.
-    struct StatusLost: Error, CustomStringConvertible {
-        var description: String { "exec: the command's exit status could not be read (it was reaped elsewhere)" }
-    }
-
     #if os(Linux)
-    /// On the relaying thread: starts the command, passes on the signals read from `caught` (the pipe of
-    /// `dl_catch_signals`), and returns how the command ended. A second thread waits for the end (`waitid` with
-    /// `WNOWAIT`, which leaves the process to be reaped here, so no signal can reach a reused process ID) and
-    /// says so through a pipe of this run.
-    private static func spawnAndRelay(
-        _ strings: CStrings, child: Child, caught: Int32
-    ) -> Result<ChildStatus, any Error> {
-        // This thread takes the signals too (the main thread of `dispatchMain` does, in `sigsuspend`): one thread
-        // at least must, or a signal every thread blocks would wait forever.
-        var relayed = sigset_t()
-        sigemptyset(&relayed)
-        for number in SignalRelay.signals { sigaddset(&relayed, number) }
-        pthread_sigmask(SIG_UNBLOCK, &relayed, nil)
-        keepChildStatus()
-        var ended: [Int32] = [-1, -1]
-        guard pipe(&ended) == 0 else { return .failure(CommandNotStarted(command: strings.command, number: errno)) }
-        let (endedReading, endedWriting) = (ended[0], ended[1])
-        // Close-on-exec for any other program started meanwhile (the command itself gets none from 3 up anyway).
-        _ = fcntl(endedReading, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(endedWriting, F_SETFD, FD_CLOEXEC)
-        let pid: pid_t
-        switch spawn(strings) {
-        case .success(let started): pid = started
-        case .failure(let failure):
-            close(endedReading)
-            close(endedWriting)
-            return .failure(failure)
-        }
-        child.started(pid)
-        // The waiting thread owns the writing end: it closes it once it has said that the command ended.
-        let waiting = DedicatedThread.start {
-            var info = siginfo_t()
-            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0, errno == EINTR {}
-            var byte: UInt8 = 1
-            _ = write(endedWriting, &byte, 1)
-            close(endedWriting)
-        }
-        if !waiting { close(endedWriting) }
-        defer { close(endedReading) }
-        let family = (parent: getpid(), group: getpgrp())
-        var watched = [
-            pollfd(fd: caught, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: endedReading, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            // Without the waiting thread (it could not start), look at the command every 200 ms.
-            let ready = poll(&watched, nfds_t(watched.count), waiting ? -1 : 200)
-            if ready < 0 {
-                // EINTR: a signal was caught on this thread. Anything else (ENOMEM) passes; try again shortly.
-                if errno != EINTR { usleep(10_000) }
-            }
-            relay(from: caught, to: child, pid: pid, family: family)
-            if watched[1].revents != 0 || !waiting, let status = child.reap() { return status }
-        }
-    }
-
     /// Reads every caught signal waiting in `caught`, and passes on those ``SignalRelay`` says to.
     private static func relay(from caught: Int32, to child: Child, pid: pid_t, family: (parent: pid_t, group: pid_t)) {
         var record = dl_caught_signal()
         let size = MemoryLayout<dl_caught_signal>.size
         while read(caught, &record, size) == size {
-            // SIGCHLD (the fast lane's) only wakes the waiting.
+            // SIGCHLD only wakes the supervisor.
             guard SignalRelay.signals.contains(record.number) else { continue }
             let origin = SignalRelay.origin(
                 code: record.code, pid: pid_t(record.sender), group: SignalRelay.processGroup(of:))
@@ -272,19 +242,9 @@ enum ChildLauncher {
         }
     }
 
-    /// A process that ignores SIGCHLD has its children reaped by the kernel, and `waitpid` cannot tell how they
-    /// ended: if device-login was started so, SIGCHLD goes back to its default (which is to ignore it, but keep the
-    /// status).
-    private static func keepChildStatus() {
-        var current = sigaction()
-        guard sigaction(SIGCHLD, nil, &current) == 0, InheritedSignals.isIgnoring(current) else { return }
-        var standard = sigaction()
-        sigemptyset(&standard.sa_mask)
-        sigaction(SIGCHLD, &standard, nil)
-    }
     #endif
 
-    /// The running command, shared by the waiting thread and a cancellation: its process ID until it is reaped.
+    /// The running command, shared by the supervisor and a cancellation: its process ID until it is reaped.
     /// Signalling and reaping both hold the lock, so a signal never reaches a process ID that was reused.
     private final class Child: Sendable {
         private struct State {

@@ -18,21 +18,7 @@ struct TokenCommandTests {
             clientID: MockAuthorizationServer.Configuration.defaultClientID
         )
     ) async throws -> TokenResponse {
-        // 120 s, not the default 30: the loopback server answers from the cooperative pool, which a sanitizer run on a
-        // loaded machine kept busy for over 30 s once. A failsafe; a healthy sign-in takes milliseconds.
-        let transport = CurlTransport(options: TransportOptions(requestTimeout: 120))
-        let endpoints = try model.endpoints()
-        let flow = DeviceFlow(endpoints: endpoints, client: client, transport: transport, clock: clock)
-        let authorization = try await flow.requestAuthorization()
-        #expect(model.approve(deviceCode: authorization.response.deviceCode))
-        let response = try await clock.withAutoAdvance { try await flow.pollForToken(authorization) }
-        let store = FileTokenStore(directory: home.path)
-        let state = TokenState(
-            profile: try Profile(name: profile, issuer: model.issuer, endpoints: endpoints, client: client),
-            client: client, store: store, transport: transport
-        )
-        try await state.store(response)
-        return response
+        try await ProcessHarness.signIn(model: model, clock: clock, home: home, profile: profile, client: client)
     }
 
     /// Makes the stored access token of `profile` look expired an hour ago.

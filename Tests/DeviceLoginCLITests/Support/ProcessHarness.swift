@@ -1,5 +1,6 @@
 import DeviceLogin
 import DeviceLoginTestSupport
+import DeviceLoginTesting
 import Foundation
 import Testing
 
@@ -85,6 +86,29 @@ enum ProcessHarness {
         )
         try await FileTokenStore(directory: home.path).save(record)
         return token
+    }
+
+    /// Signs in through the library against `model` (served on loopback, in `clock`'s virtual time) and saves the
+    /// profile in `home`, as `login` does: a profile the mock can refresh. Returns the token response.
+    static func signIn(
+        model: MockAuthorizationServer, clock: ManualClock, home: URL, profile: String = "default",
+        client: ClientConfiguration = ClientConfiguration(
+            clientID: MockAuthorizationServer.Configuration.defaultClientID)
+    ) async throws -> TokenResponse {
+        // 120 s, not the default 30: the loopback server answers from the cooperative pool, which a sanitizer run on a
+        // loaded machine kept busy for over 30 s once. A failsafe; a healthy sign-in takes milliseconds.
+        let transport = CurlTransport(options: TransportOptions(requestTimeout: 120))
+        let endpoints = try model.endpoints()
+        let flow = DeviceFlow(endpoints: endpoints, client: client, transport: transport, clock: clock)
+        let authorization = try await flow.requestAuthorization()
+        #expect(model.approve(deviceCode: authorization.response.deviceCode))
+        let response = try await clock.withAutoAdvance { try await flow.pollForToken(authorization) }
+        let state = TokenState(
+            profile: try Profile(name: profile, issuer: model.issuer, endpoints: endpoints, client: client),
+            client: client, store: FileTokenStore(directory: home.path), transport: transport
+        )
+        try await state.store(response)
+        return response
     }
 }
 
