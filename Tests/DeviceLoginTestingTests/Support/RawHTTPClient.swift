@@ -184,6 +184,7 @@ enum RawHTTPClient {
                     continue
                 }
                 guard let more = receive(descriptor) else {
+                    session.closedByServer = errno != EAGAIN && errno != EWOULDBLOCK
                     session.trailing = buffer
                     return session
                 }
@@ -191,8 +192,8 @@ enum RawHTTPClient {
             }
         }
         while let more = receive(descriptor) { buffer += more }
-        session.trailing = buffer
         session.closedByServer = errno != EAGAIN && errno != EWOULDBLOCK
+        session.trailing = buffer
         return session
     }
 
