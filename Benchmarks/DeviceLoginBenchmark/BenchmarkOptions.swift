@@ -20,6 +20,8 @@ struct BenchmarkOptions: Sendable, Equatable {
     var goals = GoalSelection.all
     /// Whether `--help` was asked for.
     var help = false
+    /// How the flows reach the mock server (`--transport`): in process (default), or over real HTTP.
+    var transport = BenchmarkTransport.inprocess
 
     /// The time limit in force: the one given, or 60 s plus 10 times `interval × (approveAfterPolls + 1)`.
     var effectiveTimeLimit: Duration {
@@ -28,7 +30,7 @@ struct BenchmarkOptions: Sendable, Equatable {
 
     static let usage = """
         Usage: device-login-bench [--flows N] [--interval S] [--approve-after-polls K] [--time-limit S] [--json]
-                                  [--check] [--goals all|counted]
+                                  [--check] [--goals all|counted] [--transport inprocess|curl]
 
         Runs one flow alone (the floor: what the protocol's waits cost, measured in this run), then N device flows at
         once in this process against the testing kit's mock authorization server (in-process transport, real
@@ -41,6 +43,12 @@ struct BenchmarkOptions: Sendable, Equatable {
         Timed goals (they move with the load): wall time at most 1.1x the floor, peak RSS at most 50 MB, and its
         growth at most 4 kB per flow (judged from 10000 flows on).
 
+        With --transport curl, every flow sends its requests through the real libcurl transport to the testing
+        kit's loopback server on 127.0.0.1 (HTTP/1.1, kept-alive connections), and the report adds the open file
+        descriptors at the peak and the connections the server accepted. Its goals: every flow succeeds, no
+        violation, connections reused (at most one per flow plus one per retried request), wall time at most 1.15x
+        the floor (one flow alone over the same transport), peak RSS at most 64 MB. Try it with --flows 1000.
+
           --flows N                How many flows run at once (default 10000).
           --interval S             The polling interval the server asks for, in seconds (default 1).
           --approve-after-polls K  Polls answered authorization_pending before approval (default 3).
@@ -48,6 +56,8 @@ struct BenchmarkOptions: Sendable, Equatable {
           --json                   Print one JSON object on stdout instead of the table.
           --check                  Exit 1 when a judged goal fails (else 0 whatever the goals say).
           --goals all|counted      Judge every goal (default), or only the counted ones (CI's check).
+          --transport inprocess|curl
+                                   In-process transport (default), or libcurl over loopback HTTP.
           --help                   Print this text.
         """
 
@@ -76,6 +86,11 @@ struct BenchmarkOptions: Sendable, Equatable {
                     throw UsageError("--goals must be all or counted")
                 }
                 options.goals = selection
+            case "--transport":
+                guard let text = remaining.popFirst(), let transport = BenchmarkTransport(rawValue: text) else {
+                    throw UsageError("--transport must be inprocess or curl")
+                }
+                options.transport = transport
             case "--help", "-h": options.help = true
             default: throw UsageError("unknown option \(argument)")
             }
@@ -91,6 +106,14 @@ enum GoalSelection: String, Sendable, Equatable, Encodable {
     /// Only the goals that count something (requests, failures, violations, heap bytes), which do not move with the
     /// machine's load.
     case counted
+}
+
+/// How the benchmark's flows reach the mock server.
+enum BenchmarkTransport: String, Sendable, Equatable, Encodable {
+    /// `InProcessTransport`: a function call into the model, no sockets.
+    case inprocess
+    /// `CurlTransport` to a `LoopbackServer` on 127.0.0.1: real HTTP/1.1 over kept-alive connections.
+    case curl
 }
 
 /// A command line the benchmark cannot run with.

@@ -34,9 +34,17 @@ struct FlowLoad: Sendable {
     /// Runs every flow and waits for all of them, or for the time limit, after which the rest are cancelled and
     /// counted as failed. Beside them, ``HeapSample`` watches the heap while every flow waits.
     /// - Returns: The tally of outcomes and the settled heap.
-    /// - Throws: ``DeviceLoginError`` when the mock's endpoints cannot be built.
+    /// - Throws: ``DeviceLoginError`` when the mock's endpoints cannot be built; `TransportError` when the
+    ///   loopback server cannot start (`--transport curl`).
     func run() async throws -> LoadResult {
-        let endpoints = try server.endpoints()
+        switch options.transport {
+        case .inprocess: return await measure(endpoints: try server.endpoints())
+        case .curl: return try await runOverLoopback()
+        }
+    }
+
+    /// Runs every flow against `endpoints` (see ``run()``).
+    func measure(endpoints: ServerEndpoints) async -> LoadResult {
         // No flow can have its token before its code has been pending for `approveAfterPolls` intervals and one
         // more poll: until then (less a margin for the clock's reading), every flow is alive.
         let settledUntil =
@@ -96,7 +104,7 @@ struct FlowLoad: Sendable {
         DeviceFlow(
             endpoints: endpoints,
             client: ClientConfiguration(clientID: MockAuthorizationServer.Configuration.defaultClientID),
-            transport: InProcessTransport(server: server),
+            transport: options.transport == .inprocess ? InProcessTransport(server: server) : loopbackTransport(),
             clock: ContinuousClock()
         )
     }
@@ -117,6 +125,10 @@ struct LoadResult: Sendable {
     /// The fewest heap bytes in use seen while every flow had its code and none could have finished
     /// (``HeapSample``); nil when that window never opened.
     var settledHeapBytes: Int?
+    /// The connections the loopback server accepted (`--transport curl`); nil in process.
+    var connectionsOpened: Int?
+    /// The most file descriptors open at once during the load (`--transport curl`); nil in process.
+    var peakOpenDescriptors: Int?
 }
 
 /// How one flow ended.

@@ -22,6 +22,10 @@ if options.help {
 }
 
 let clock = ContinuousClock()
+if options.transport == .curl {
+    // Every connection costs two descriptors in this process (libcurl's end and the loopback server's).
+    OpenDescriptors.raiseLimit()
+}
 
 /// Runs a load and times it.
 func timed(_ load: FlowLoad) async -> (LoadResult, Duration) {
@@ -54,7 +58,8 @@ let report = BenchmarkReport(
         tally: result.tally, requestCount: RequestCount(server: load.server), wallTime: wallTime, floor: floor,
         before: before, after: after, baselineHeapBytes: baselineHeap, settledHeapBytes: result.settledHeapBytes,
         serverHeapBytes: serverHeap,
-        rfcViolations: load.server.rfcViolations
+        rfcViolations: load.server.rfcViolations,
+        connectionsOpened: result.connectionsOpened, peakOpenDescriptors: result.peakOpenDescriptors
     )
 )
 if options.json {

@@ -42,6 +42,8 @@ CURLcode dl_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode dl_curl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
 CURLcode dl_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
 
+// For CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION (data to take), and CURLOPT_READFUNCTION, whose callback
+// has the same shape (data is then the buffer to fill with at most size * count bytes of the request body).
 typedef size_t (*dl_curl_write_callback)(char *data, size_t size, size_t count, void *context);
 CURLcode dl_curl_setopt_write_function(CURL *handle, CURLoption option, dl_curl_write_callback fn);
 

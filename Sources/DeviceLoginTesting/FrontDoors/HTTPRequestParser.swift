@@ -11,6 +11,10 @@ import Foundation
 /// Pure: it never touches a socket, so every limit is tested without one. Only what the mock server needs is
 /// understood: `GET` and `POST`, origin-form targets, `Content-Length` bodies. Anything else is refused with the
 /// status a real server would send.
+///
+/// One parser reads one request. On a kept-alive connection, bytes past the end of the request (a pipelined next
+/// request) are kept in ``leftover`` for the next parser, never read as part of this one; ``keepsAlive`` says
+/// whether the client allows the connection to carry another request (RFC 9112 §9.3).
 struct HTTPRequestParser {
     /// What the bytes so far amount to.
     enum Progress: Equatable {
@@ -27,6 +31,8 @@ struct HTTPRequestParser {
     private var buffer: [UInt8] = []
     /// Where the body starts and how long it is, once the head is read.
     private var head: (request: HTTPRequest, bodyStart: Int, bodyLength: Int)?
+    /// Whether the head allows the connection to stay open after the answer.
+    private var persistent = false
 
     /// Creates a parser.
     /// - Parameters:
@@ -55,6 +61,18 @@ struct HTTPRequestParser {
             request.body = Data(buffer[head.bodyStart..<(head.bodyStart + head.bodyLength)])
         }
         return .complete(request)
+    }
+
+    /// Whether the client lets the connection carry another request once this one is answered: an HTTP/1.1
+    /// request without the `close` connection option, or an HTTP/1.0 one with `keep-alive` (RFC 9112 §9.3).
+    /// `false` until the head is read.
+    var keepsAlive: Bool { head != nil && persistent }
+
+    /// The bytes received after the end of a complete request: the start of the next one on a kept-alive
+    /// connection. Empty until the request is complete.
+    var leftover: ArraySlice<UInt8> {
+        guard let head, buffer.count >= head.bodyStart + head.bodyLength else { return [] }
+        return buffer[(head.bodyStart + head.bodyLength)...]
     }
 
     private enum HeadProgress {
@@ -127,6 +145,7 @@ struct HTTPRequestParser {
             bodyLength = length
         }
         head = (HTTPRequest(method: method, url: url, headers: headers), end.bodyStart, bodyLength)
+        persistent = Self.isPersistent(version: parts[2], headers: headers)
         return .complete
     }
 
@@ -149,6 +168,16 @@ struct HTTPRequestParser {
         return nil
     }
 
+    /// Whether a request of this version and these header fields leaves its connection open (RFC 9112 §9.3):
+    /// HTTP/1.1 does unless a `Connection` field lists `close`; HTTP/1.0 does only when one lists `keep-alive`.
+    private static func isPersistent(version: Substring, headers: [HTTPHeader]) -> Bool {
+        let options = headers.filter { $0.name.lowercased() == "connection" }
+            .flatMap { $0.value.lowercased().split(separator: ",") }
+            .map { trimmingBlanks($0) }
+        if options.contains("close") { return false }
+        return version == "HTTP/1.1" || options.contains("keep-alive")
+    }
+
     /// The text without the spaces and tabs around it (RFC 9112 §5: optional whitespace around a field value).
     private static func trimmingBlanks(_ text: Substring) -> String {
         let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
@@ -165,15 +194,20 @@ struct HTTPRequestParser {
 
 extension HTTPResponse {
     /// The response as HTTP/1.1 bytes, closing the connection after it.
+    var wireBytes: [UInt8] { wireBytes(keepAlive: false) }
+
+    /// The response as HTTP/1.1 bytes.
     ///
     /// `Content-Length` and `Connection` are written here; the same headers from the model are dropped.
-    var wireBytes: [UInt8] {
+    /// - Parameter keepAlive: Whether the connection stays open for another request (`Connection: keep-alive`)
+    ///   or is closed after this response (`Connection: close`).
+    func wireBytes(keepAlive: Bool) -> [UInt8] {
         var head = "HTTP/1.1 \(status) \(WireWriter.reasonPhrase(status))\r\n"
         let managed: Set<String> = ["content-length", "connection", "transfer-encoding"]
         for header in headers where !managed.contains(header.name.lowercased()) {
             head += "\(header.name): \(header.value)\r\n"
         }
-        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        head += "Content-Length: \(body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
         return Array(head.utf8) + body
     }
 }

@@ -10,8 +10,15 @@ import Glibc
 /// non-blocking sockets and `poll(2)`.
 ///
 /// Complete requests go out through ``events``; answers come back through ``submit(_:to:)``. Only the thread
-/// touches connections; the async side talks to it through a locked outbox and a wake-up pipe. Each connection
-/// carries one request (`Connection: close`).
+/// touches connections; the async side talks to it through a locked outbox and a wake-up pipe.
+///
+/// Connections are kept alive (RFC 9112 §9.3): after an answer, a connection reads the next request, unless the
+/// client sent `Connection: close` (or spoke HTTP/1.0 without `keep-alive`), the answer was a refusal, or the
+/// connection has carried ``LoopbackServer/Limits/maximumRequestsPerConnection`` requests; then the answer says
+/// `Connection: close` and the connection is closed after it. A kept-alive connection that sends nothing for
+/// ``LoopbackServer/Limits/idleTimeout`` is closed without an answer. Requests on one connection are answered one
+/// at a time, in order: a pipelined request waits, unread, in the parser's leftover bytes or the socket, until
+/// the answer before it is written.
 final class LoopbackEventLoop: @unchecked Sendable {
     /// A complete request and the connection to answer on.
     struct Event: Sendable {
@@ -21,8 +28,11 @@ final class LoopbackEventLoop: @unchecked Sendable {
 
     private enum Phase {
         case reading(HTTPRequestParser)
-        case handling
-        case writing([UInt8], sent: Int)
+        /// A request is with the model; `keepAlive` is whether its client allows another request after it, and
+        /// `leftover` the bytes that followed it (the start of a pipelined request).
+        case handling(keepAlive: Bool, leftover: [UInt8])
+        /// Writing a response; `thenClose` is whether the connection ends after it.
+        case writing([UInt8], sent: Int, thenClose: Bool)
         /// The response is out and our side is shut; read and discard until the peer closes, so that closing
         /// with unread bytes does not reset the connection before the peer has read the response.
         case draining(left: Int)
@@ -32,8 +42,13 @@ final class LoopbackEventLoop: @unchecked Sendable {
         var descriptor: Int32
         var phase: Phase
         var deadline: ContinuousClock.Instant
-        /// Bytes of the request read so far: 0 for a connection that has said nothing yet.
+        /// Bytes of the request read so far: 0 for a connection that has said nothing yet, or nothing since its
+        /// last answer.
         var received = 0
+        /// Requests answered on this connection so far.
+        var answered = 0
+        /// While a response is written on a kept-alive connection: the bytes that followed its request.
+        var pending: [UInt8] = []
     }
 
     private struct Outbox {
@@ -51,6 +66,8 @@ final class LoopbackEventLoop: @unchecked Sendable {
     private let origin: String
     private let outbox = Locked(Outbox())
     private let clock = ContinuousClock()
+    /// Counts every connection accepted, for ``LoopbackServer/connectionsAccepted``.
+    private let accepted: Locked<Int>
 
     // Confined to the loop's thread.
     private var connections: [UInt64: Connection] = [:]
@@ -58,8 +75,10 @@ final class LoopbackEventLoop: @unchecked Sendable {
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Creates a loop over a listening socket, which it does not own.
-    init(listener: Int32, limits: LoopbackServer.Limits, origin: String) throws {
+    /// - Parameter accepted: The count of accepted connections to add to.
+    init(listener: Int32, limits: LoopbackServer.Limits, origin: String, accepted: Locked<Int>) throws {
         (wakeRead, wakeWrite) = try POSIXSocket.makePipe()
+        self.accepted = accepted
         self.listener = listener
         self.limits = limits
         self.origin = origin
@@ -172,6 +191,7 @@ final class LoopbackEventLoop: @unchecked Sendable {
     }
 
     private func admit(_ descriptor: Int32) {
+        accepted.withLock { $0 += 1 }
         nextConnection += 1
         connections[nextConnection] = Connection(
             descriptor: descriptor,
@@ -186,30 +206,27 @@ final class LoopbackEventLoop: @unchecked Sendable {
         case .reading(var parser):
             switch POSIXSocket.read(connection.descriptor, into: &readBuffer) {
             case .bytes(let count):
-                connection.received += count
-                switch parser.feed(readBuffer[0..<count]) {
-                case .needMore:
-                    connection.phase = .reading(parser)
-                case .complete(let request):
-                    connection.phase = .handling
-                    continuation.yield(Event(connection: id, request: request))
-                case .failure(let status, let reason):
-                    connection.phase = .writing(Self.refusal(status, reason), sent: 0)
-                    connection.deadline = clock.now.advanced(by: limits.writeTimeout)
+                if connection.received == 0, connection.answered > 0 {
+                    // A kept-alive connection's next request: it has the read timeout from its first byte.
+                    connection.deadline = clock.now.advanced(by: limits.readTimeout)
                 }
+                connection.received += count
+                accept(parser.feed(readBuffer[0..<count]), parser: parser, on: &connection, id: id)
             case .wouldBlock:
                 break
             case .endOfFile, .failed:
                 return close(id)
             }
-        case .writing(let bytes, let sent):
+        case .writing(let bytes, let sent, let thenClose):
             switch POSIXSocket.write(connection.descriptor, bytes, from: sent) {
-            case .bytes(let count) where sent + count >= bytes.count:
+            case .bytes(let count) where sent + count >= bytes.count && thenClose:
                 POSIXSocket.shutdownWrite(connection.descriptor)
                 connection.phase = .draining(left: max(limits.maximumBodyBytes * 4, 1 << 20))
                 connection.deadline = clock.now.advanced(by: min(.seconds(2), limits.readTimeout))
+            case .bytes(let count) where sent + count >= bytes.count:
+                readNext(on: &connection, id: id)
             case .bytes(let count):
-                connection.phase = .writing(bytes, sent: sent + count)
+                connection.phase = .writing(bytes, sent: sent + count, thenClose: thenClose)
             case .wouldBlock, .endOfFile:
                 break
             case .failed:
@@ -230,26 +247,69 @@ final class LoopbackEventLoop: @unchecked Sendable {
         connections[id] = connection
     }
 
+    /// Moves a connection on after its parser took bytes: reads on, hands a complete request to the model, or
+    /// writes a refusal and closes.
+    private func accept(
+        _ progress: HTTPRequestParser.Progress, parser: HTTPRequestParser, on connection: inout Connection, id: UInt64
+    ) {
+        switch progress {
+        case .needMore:
+            connection.phase = .reading(parser)
+        case .complete(let request):
+            connection.phase = .handling(keepAlive: parser.keepsAlive, leftover: Array(parser.leftover))
+            continuation.yield(Event(connection: id, request: request))
+        case .failure(let status, let reason):
+            // The framing of what follows is lost: the connection ends after the refusal.
+            connection.phase = .writing(Self.refusal(status, reason), sent: 0, thenClose: true)
+            connection.deadline = clock.now.advanced(by: limits.writeTimeout)
+        }
+    }
+
+    /// After an answer on a kept-alive connection: starts the next request with the bytes that followed the last
+    /// one (a pipelined request is handled at once), or waits for it, at most the idle timeout.
+    private func readNext(on connection: inout Connection, id: UInt64) {
+        connection.answered += 1
+        let leftover = connection.pending
+        connection.pending = []
+        var parser = HTTPRequestParser(limits: limits, origin: origin)
+        connection.received = leftover.count
+        if leftover.isEmpty {
+            connection.phase = .reading(parser)
+            connection.deadline = clock.now.advanced(by: limits.idleTimeout)
+        } else {
+            connection.deadline = clock.now.advanced(by: limits.readTimeout)
+            accept(parser.feed(leftover), parser: parser, on: &connection, id: id)
+        }
+    }
+
     private func deliver(_ answer: MockResponse, to id: UInt64) {
-        guard var connection = connections[id], case .handling = connection.phase else { return }
+        guard var connection = connections[id], case .handling(let keepAlive, let leftover) = connection.phase else {
+            return
+        }
         switch answer {
         case .dropConnection:
             close(id)
         case .respond(let response):
-            connection.phase = .writing(response.wireBytes, sent: 0)
+            let staying = keepAlive && connection.answered + 1 < limits.maximumRequestsPerConnection
+            connection.phase = .writing(response.wireBytes(keepAlive: staying), sent: 0, thenClose: !staying)
             connection.deadline = clock.now.advanced(by: limits.writeTimeout)
+            connection.pending = staying ? leftover : []
             connections[id] = connection
         }
     }
 
-    /// A request still incomplete at its read deadline gets 408; a response not written, or a drain not ended,
-    /// by its deadline is cut off.
+    /// A request still incomplete at its read deadline gets 408; a kept-alive connection idle for the idle timeout
+    /// is closed without a word (RFC 9112 §9.5); a response not written, or a drain not ended, by its deadline is cut
+    /// off.
     private func expireDeadlines() {
         let now = clock.now
         for (id, connection) in connections where connection.deadline <= now {
             switch connection.phase {
+            case .reading where connection.received == 0 && connection.answered > 0:
+                close(id)
             case .reading:
-                connections[id]?.phase = .writing(Self.refusal(408, "the request took too long"), sent: 0)
+                connections[id]?.phase = .writing(
+                    Self.refusal(408, "the request took too long"), sent: 0, thenClose: true)
                 connections[id]?.deadline = now.advanced(by: limits.writeTimeout)
             case .writing, .draining:
                 close(id)

@@ -14,8 +14,11 @@ import Foundation
 /// A small HTTP/1.1 server on 127.0.0.1 that serves a ``MockAuthorizationServer`` over real sockets: for tests of
 /// real transports and the CLI, and for demos in a browser.
 ///
-/// It only ever binds the loopback address. It is bounded: request line, head and body sizes, a read timeout and
-/// a connection limit (see ``Limits``); each connection carries one request and is closed after the answer. The
+/// It only ever binds the loopback address. It is bounded: request line, head and body sizes, a read timeout, an
+/// idle timeout, a connection limit and a limit of requests per connection (see ``Limits``). Connections are kept
+/// alive as HTTP/1.1 says (RFC 9112 §9.3): a connection carries one request after another, answered in order,
+/// until the client sends `Connection: close`, a limit ends it (the last answer then says `Connection: close`), or
+/// it stays idle for ``Limits/idleTimeout``. ``connectionsAccepted`` counts the connections clients opened. The
 /// model's approval page at the verification URI lets a person approve or deny a code in a browser.
 ///
 /// Run it for the length of a scope:
@@ -55,13 +58,21 @@ public final class LoopbackServer: Sendable {
         public var maximumHeaderCount: Int
         /// The largest request body, in bytes (413 beyond). Default 64 KiB.
         public var maximumBodyBytes: Int
-        /// How long a client has, from connecting, to send its whole request (408 after). Default 10 s.
+        /// How long a client has, from connecting or from the first byte of a later request on a kept-alive
+        /// connection, to send its whole request (408 after). Default 10 s.
         public var readTimeout: Duration
+        /// How long a kept-alive connection may wait, after an answer, for the first byte of its next request;
+        /// then it is closed without an answer. Default 30 s: longer than the polling intervals the mock uses, so
+        /// that a client polling on one connection does not find it closed under it.
+        public var idleTimeout: Duration
+        /// The most requests one connection carries; the answer to the last says `Connection: close`. Default 100.
+        public var maximumRequestsPerConnection: Int
         /// How long writing a response may take before the connection is cut. Default 30 s.
         public var writeTimeout: Duration
         /// How many connections are served at once. Default 64. When all are taken, a newcomer replaces the oldest
-        /// connection that has sent nothing yet (else the oldest still sending its request); only when every one is
-        /// being answered do newcomers wait in the listen queue.
+        /// connection that has sent nothing yet (an idle kept-alive one included; else the oldest still sending its
+        /// request); only when every one is being answered do newcomers wait in the listen queue. The process needs a
+        /// file descriptor for each (`RLIMIT_NOFILE`): raising that limit is the caller's business.
         public var maximumConnections: Int
 
         /// Creates limits; every parameter has the default documented on its property.
@@ -72,7 +83,9 @@ public final class LoopbackServer: Sendable {
             maximumBodyBytes: Int = 64 << 10,
             readTimeout: Duration = .seconds(10),
             writeTimeout: Duration = .seconds(30),
-            maximumConnections: Int = 64
+            maximumConnections: Int = 64,
+            idleTimeout: Duration = .seconds(30),
+            maximumRequestsPerConnection: Int = 100
         ) {
             self.maximumRequestLineBytes = maximumRequestLineBytes
             self.maximumHeaderBytes = maximumHeaderBytes
@@ -81,6 +94,8 @@ public final class LoopbackServer: Sendable {
             self.readTimeout = readTimeout
             self.writeTimeout = writeTimeout
             self.maximumConnections = maximumConnections
+            self.idleTimeout = idleTimeout
+            self.maximumRequestsPerConnection = max(1, maximumRequestsPerConnection)
         }
     }
 
@@ -108,6 +123,10 @@ public final class LoopbackServer: Sendable {
     private let state: Locked<State>
     /// The task serving a server made with ``start(model:port:limits:)``.
     private let servingTask = Locked<Task<Void, Never>?>(nil)
+    private let accepted = Locked(0)
+
+    /// How many connections this server has accepted so far: with keep-alive, fewer than the requests it answered.
+    public var connectionsAccepted: Int { accepted.withLock { $0 } }
 
     /// Binds 127.0.0.1 and starts listening; requests are served once ``run()`` is called.
     /// - Parameters:
@@ -164,7 +183,8 @@ public final class LoopbackServer: Sendable {
         guard claimed else { return POSIXSocket.closeDescriptor(listener) }
         let loop: LoopbackEventLoop
         do {
-            loop = try LoopbackEventLoop(listener: listener, limits: limits, origin: baseURL.absoluteString)
+            loop = try LoopbackEventLoop(
+                listener: listener, limits: limits, origin: baseURL.absoluteString, accepted: accepted)
         } catch {
             finish()
             throw error

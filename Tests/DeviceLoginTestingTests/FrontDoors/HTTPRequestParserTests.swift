@@ -18,6 +18,38 @@ struct HTTPRequestParserTests {
         return nil
     }
 
+    @Test(
+        "keep-alive follows the version and the Connection options (RFC 9112 §9.3)",
+        arguments: [
+            ("HTTP/1.1", nil, true),
+            ("HTTP/1.1", "close", false),
+            ("HTTP/1.1", "Keep-Alive, CLOSE", false),
+            ("HTTP/1.1", "keep-alive", true),
+            ("HTTP/1.0", nil, false),
+            ("HTTP/1.0", "keep-alive", true),
+            ("HTTP/1.0", "Keep-Alive", true),
+        ] as [(String, String?, Bool)]
+    )
+    func keepsAlive(version: String, connection: String?, expected: Bool) {
+        var parser = HTTPRequestParser(limits: .init(), origin: origin)
+        #expect(!parser.keepsAlive, "unknown before the head is read")
+        let field = connection.map { "Connection: \($0)\r\n" } ?? ""
+        _ = parser.feed(Array("GET / \(version)\r\nHost: 127.0.0.1\r\n\(field)\r\n".utf8))
+        #expect(parser.keepsAlive == expected)
+    }
+
+    @Test("bytes after a complete request are left over for the next one, never read into this one")
+    func leftover() throws {
+        var parser = HTTPRequestParser(limits: .init(), origin: origin)
+        let first = "POST /token HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"
+        let second = "GET /next HTTP/1.1\r\n"
+        #expect(parser.leftover.isEmpty)
+        let progress = parser.feed(Array((first + second).utf8))
+        guard case .complete(let request) = progress else { throw UnexpectedAnswer("\(progress)") }
+        #expect(request.body == Data("abc".utf8))
+        #expect(Array(parser.leftover) == Array(second.utf8))
+    }
+
     @Test("a GET request: absolute URL from the origin, headers in order, no body")
     func get() throws {
         let progress = parse(
@@ -101,5 +133,9 @@ struct HTTPRequestParserTests {
         #expect(
             String(decoding: response.wireBytes, as: UTF8.self)
                 == "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi")
+        #expect(
+            String(decoding: response.wireBytes(keepAlive: true), as: UTF8.self)
+                == "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n"
+                + "hi")
     }
 }

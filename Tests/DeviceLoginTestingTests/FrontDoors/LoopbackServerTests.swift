@@ -216,6 +216,112 @@ struct LoopbackServerTests {
         }
     }
 
+    // MARK: - Keep-alive (RFC 9112 §9.3)
+
+    @Test("two requests on one connection are answered in order, and the connection stays open")
+    func keepAlive() async throws {
+        let model = makeModel()
+        try await LoopbackServer.withRunning(model: model) { server in
+            // The third request, sent after the second answer, shows that the connection stayed open (proved by
+            // the order of events, not by waiting); it asks to close, so the session ends.
+            let session = await RawHTTPClient.session(
+                port: server.port,
+                [
+                    RawHTTPClient.request("GET", "/.well-known/openid-configuration", keepAlive: true),
+                    RawHTTPClient.form("/device/code", [("client_id", "test-client")], keepAlive: true),
+                    RawHTTPClient.request("GET", "/.well-known/openid-configuration"),
+                ]
+            )
+            #expect(session.responses.map(\.status) == [200, 200, 200])
+            #expect(session.responses.map { $0.header("Connection") } == ["keep-alive", "keep-alive", "close"])
+            #expect(session.responses.first?.body.contains("\"token_endpoint\"") == true)
+            #expect(session.responses.dropFirst().first?.body.contains("\"user_code\"") == true)
+            #expect(session.closedByServer)
+            #expect(session.trailing.isEmpty)
+            #expect(server.connectionsAccepted == 1)
+        }
+        #expect(model.requests.map(\.endpoint) == [.openIDConfiguration, .deviceAuthorization, .openIDConfiguration])
+    }
+
+    @Test("Connection: close on a kept-alive connection is honoured: the answer says so, then end-of-file")
+    func connectionCloseHonoured() async throws {
+        try await LoopbackServer.withRunning(model: makeModel()) { server in
+            let session = await RawHTTPClient.session(
+                port: server.port,
+                [
+                    RawHTTPClient.request("GET", "/.well-known/openid-configuration", keepAlive: true),
+                    RawHTTPClient.request("GET", "/.well-known/openid-configuration"),
+                ]
+            )
+            #expect(session.responses.map { $0.header("Connection") } == ["keep-alive", "close"])
+            #expect(session.closedByServer)
+            #expect(session.trailing.isEmpty)
+        }
+    }
+
+    @Test("an HTTP/1.0 request without keep-alive closes its connection")
+    func http10Closes() async throws {
+        try await LoopbackServer.withRunning(model: makeModel()) { server in
+            let request = Array("GET /.well-known/openid-configuration HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+            let session = await RawHTTPClient.session(port: server.port, [request])
+            #expect(session.responses.map { $0.header("Connection") } == ["close"])
+            #expect(session.closedByServer)
+        }
+    }
+
+    @Test("a kept-alive connection idle for the idle timeout is closed without an answer")
+    func idleTimeout() async throws {
+        let limits = LoopbackServer.Limits(idleTimeout: .milliseconds(200))
+        try await LoopbackServer.withRunning(model: makeModel(), limits: limits) { server in
+            let session = await RawHTTPClient.session(
+                port: server.port,
+                [RawHTTPClient.request("GET", "/.well-known/openid-configuration", keepAlive: true)]
+            )
+            #expect(session.responses.map(\.status) == [200])
+            #expect(session.responses.first?.header("Connection") == "keep-alive")
+            #expect(session.closedByServer, "closed by the idle timeout, not by the client's 20 s read timeout")
+            #expect(session.trailing.isEmpty, "no 408 for a connection that was only idle")
+        }
+    }
+
+    @Test("the last request a connection may carry is answered with Connection: close")
+    func requestsPerConnection() async throws {
+        let limits = LoopbackServer.Limits(maximumRequestsPerConnection: 2)
+        let model = makeModel()
+        try await LoopbackServer.withRunning(model: model, limits: limits) { server in
+            let request = RawHTTPClient.request("GET", "/.well-known/openid-configuration", keepAlive: true)
+            let session = await RawHTTPClient.session(port: server.port, [request, request, request])
+            #expect(session.responses.map { $0.header("Connection") } == ["keep-alive", "close"])
+            #expect(session.closedByServer)
+        }
+        #expect(model.requests.count == 2)
+    }
+
+    @Test("pipelined requests are answered one at a time, in order, each framed by its own length")
+    func pipelined() async throws {
+        let model = makeModel()
+        try await LoopbackServer.withRunning(model: model) { server in
+            let session = await RawHTTPClient.session(
+                port: server.port,
+                [
+                    RawHTTPClient.form("/device/code", [("client_id", "test-client")], keepAlive: true),
+                    RawHTTPClient.request("GET", "/.well-known/oauth-authorization-server", keepAlive: true),
+                    RawHTTPClient.request("GET", "/.well-known/openid-configuration"),
+                ],
+                pipelined: true
+            )
+            #expect(session.responses.map(\.status) == [200, 200, 200])
+            #expect(session.responses.map { $0.header("Connection") } == ["keep-alive", "keep-alive", "close"])
+            #expect(session.responses.first?.body.contains("\"user_code\"") == true)
+            #expect(session.closedByServer)
+            #expect(server.connectionsAccepted == 1)
+        }
+        let endpoints: [MockAuthorizationServer.Endpoint] = [
+            .deviceAuthorization, .authorizationServerMetadata, .openIDConfiguration,
+        ]
+        #expect(model.requests.map(\.endpoint) == endpoints)
+    }
+
     @Test("run() beside other work, stop() to end it; the port is free afterwards")
     func runAndStop() async throws {
         let server = try LoopbackServer(model: makeModel())

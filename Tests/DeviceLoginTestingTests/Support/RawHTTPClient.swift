@@ -65,11 +65,14 @@ enum RawHTTPClient {
         }
     }
 
-    /// The bytes of a request.
+    /// The bytes of a request. It asks the server to close the connection after its answer (an ``exchange``
+    /// reads until the server closes), unless `keepAlive`.
     static func request(
-        _ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil,
+        keepAlive: Bool = false
     ) -> [UInt8] {
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        if !keepAlive { text += "Connection: close\r\n" }
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
         text += "\r\n" + (body ?? "")
@@ -77,11 +80,39 @@ enum RawHTTPClient {
     }
 
     /// A form POST.
-    static func form(_ target: String, _ pairs: [(String, String)], headers: [(String, String)] = []) -> [UInt8] {
+    static func form(
+        _ target: String, _ pairs: [(String, String)], headers: [(String, String)] = [], keepAlive: Bool = false
+    ) -> [UInt8] {
         request(
             "POST", target, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers,
-            body: FormEncoding.encode(pairs)
+            body: FormEncoding.encode(pairs), keepAlive: keepAlive
         )
+    }
+
+    /// What one connection carried: the responses, split by their `Content-Length`, and how it ended.
+    struct Session: Sendable {
+        /// Each response received, in order.
+        var responses: [Exchange]
+        /// Whether the server closed the connection after the last response (rather than the client timing out).
+        var closedByServer: Bool
+        /// Bytes received after the last whole response.
+        var trailing: [UInt8]
+    }
+
+    /// Sends `requests` on one connection and reads a whole response after each (or, when `pipelined`, sends them
+    /// all at once and then reads the responses); then reads on until the server closes or `timeoutSeconds` pass
+    /// without data. Stops early when the server closes.
+    static func session(
+        port: UInt16, _ requests: [[UInt8]], pipelined: Bool = false, timeoutSeconds: Int = 20
+    ) async -> Session {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(
+                    returning: blockingSession(
+                        port: port, requests, pipelined: pipelined, timeoutSeconds: timeoutSeconds))
+            }
+            thread.start()
+        }
     }
 
     /// Connects to 127.0.0.1:`port`, sends `request` (possibly in pieces, with a pause between them), and reads
@@ -130,6 +161,65 @@ enum RawHTTPClient {
             return -1
         }
         return descriptor
+    }
+
+    private static func blockingSession(
+        port: UInt16, _ requests: [[UInt8]], pipelined: Bool, timeoutSeconds: Int
+    ) -> Session {
+        var session = Session(responses: [], closedByServer: true, trailing: [])
+        let descriptor = connectSocket(port: port, timeoutSeconds: timeoutSeconds)
+        guard descriptor >= 0 else { return session }
+        defer { close(descriptor) }
+        var buffer: [UInt8] = []
+        let writes = pipelined ? [requests.flatMap { $0 }] : requests
+        let expected = requests.count
+        for write in writes {
+            let sent = write.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, POSIXSocket.sendFlags) }
+            guard sent == write.count else { break }
+            let wanted = pipelined ? expected : session.responses.count + 1
+            while session.responses.count < wanted {
+                if let (response, rest) = splitResponse(buffer) {
+                    session.responses.append(response)
+                    buffer = rest
+                    continue
+                }
+                guard let more = receive(descriptor) else {
+                    session.closedByServer = errno != EAGAIN && errno != EWOULDBLOCK
+                    session.trailing = buffer
+                    return session
+                }
+                buffer += more
+            }
+        }
+        while let more = receive(descriptor) { buffer += more }
+        session.closedByServer = errno != EAGAIN && errno != EWOULDBLOCK
+        session.trailing = buffer
+        return session
+    }
+
+    /// One read: the bytes, or nil when the server closed (errno 0 or ECONNRESET) or the read timed out (EAGAIN).
+    private static func receive(_ descriptor: Int32) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        errno = 0
+        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        if count > 0 { return Array(chunk[0..<count]) }
+        if count == 0 { errno = 0 }
+        return nil
+    }
+
+    /// The first whole response in `bytes` (head and `Content-Length` body), and the bytes after it.
+    private static func splitResponse(_ bytes: [UInt8]) -> (Exchange, [UInt8])? {
+        let separator = Array("\r\n\r\n".utf8)
+        guard bytes.count >= separator.count,
+            let end = (0...(bytes.count - separator.count)).first(where: {
+                bytes[$0..<($0 + separator.count)].elementsEqual(separator)
+            })
+        else { return nil }
+        let head = Exchange(bytes: Array(bytes[..<(end + 4)]), closedByServer: false)
+        let length = head.header("Content-Length").flatMap { Int($0) } ?? 0
+        let total = end + 4 + length
+        guard bytes.count >= total else { return nil }
+        return (Exchange(bytes: Array(bytes[..<total]), closedByServer: false), Array(bytes[total...]))
     }
 
     private static func blockingExchange(

@@ -12,6 +12,8 @@ struct DeviceFlowLoopbackTests {
         var result: Result<TokenResponse, any Error>
         var pollTimes: [Duration]
         var violations: Int
+        /// The connections the loopback listener accepted.
+        var connections: Int
     }
 
     private func run(
@@ -39,9 +41,20 @@ struct DeviceFlowLoopbackTests {
             }
             let code = model.lastAuthorization?.deviceCode ?? ""
             return Outcome(
-                result: result, pollTimes: model.pollTimes(deviceCode: code), violations: model.rfcViolations
+                result: result, pollTimes: model.pollTimes(deviceCode: code), violations: model.rfcViolations,
+                connections: server.connectionsAccepted
             )
         }
+    }
+
+    @Test("discovery, the device code and every poll ride one kept-alive connection")
+    func oneConnection() async throws {
+        let outcome = try await run(.approve(afterPolls: 2))
+        _ = try outcome.result.get()
+        #expect(outcome.pollTimes.count == 3)
+        // Before: 4 — the listener closed every connection after one answer, and the transport sent every POST on
+        // a new connection (CURLOPT_FRESH_CONNECT).
+        #expect(outcome.connections == 1)
     }
 
     private func errorCode(_ outcome: Outcome) -> DeviceLoginError.Code? {

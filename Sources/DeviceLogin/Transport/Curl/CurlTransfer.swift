@@ -29,6 +29,8 @@ final class CurlTransfer {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var collector: CurlResponseCollector
+    /// The request body still to hand to libcurl's read callback.
+    private var upload = Data()[...]
 
     /// Prepares a transfer; ``configure()`` then sets its options on `easy`.
     /// - Parameters:
@@ -124,9 +126,12 @@ final class CurlTransfer {
         let body = request.body ?? Data()
         // libcurl re-sends a request by itself when a reused connection dies before an answer. For a POST the
         // server may already have acted on (a poll: RFC 8628 §3.5 counts it), that is a second request the engine
-        // never decided on; a POST therefore always goes out on a connection of its own, which libcurl never
-        // retries. GETs are idempotent and keep reusing connections.
-        let fresh = dl_curl_setopt_long(easy, CURLOPT_FRESH_CONNECT, request.method == .post ? 1 : 0)
+        // never decided on. A body is therefore handed over through a read callback that cannot rewind: once any
+        // of it was sent, libcurl cannot send it again and fails the transfer with CURLE_SEND_FAIL_REWIND instead
+        // (a connection failure, which the engine retries at its own pace). A POST keeps its connection alive and
+        // reuses it, as a poll every few seconds should. A POST with no body (none of the library's) has nothing
+        // to rewind, so it alone still goes out on a connection of its own. GETs are idempotent and reuse freely.
+        let fresh = dl_curl_setopt_long(easy, CURLOPT_FRESH_CONNECT, request.method == .post && body.isEmpty ? 1 : 0)
         var codes: [CURLcode] = [fresh]
         switch request.method {
         case .get where body.isEmpty:
@@ -137,18 +142,32 @@ final class CurlTransfer {
             break
         }
         codes.append(dl_curl_setopt_long(easy, CURLOPT_POST, 1))
-        // The size first: COPYPOSTFIELDS then copies exactly that many bytes, NULs included.
+        // The size first: libcurl sends it as Content-Length and reads exactly that many bytes, NULs included.
         codes.append(dl_curl_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
         if body.isEmpty {
             codes.append(dl_curl_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, ""))
-        } else {
-            codes.append(
-                body.withUnsafeBytes { bytes in
-                    let start = UnsafeMutableRawPointer(mutating: bytes.baseAddress)
-                    return dl_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, start)
-                })
+            return codes
         }
+        upload = body[...]
+        // No CURLOPT_SEEKFUNCTION, on purpose: that is what makes a sent body impossible to send again.
+        codes.append(
+            dl_curl_setopt_write_function(easy, CURLOPT_READFUNCTION) { buffer, size, count, context in
+                guard let buffer, let context else { return 0 }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                return transfer.fillUpload(UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+            })
+        codes.append(dl_curl_setopt_pointer(easy, CURLOPT_READDATA, Unmanaged.passUnretained(self).toOpaque()))
         return codes
+    }
+
+    /// Copies the next bytes of the body into libcurl's buffer.
+    /// - Returns: How many bytes were copied; 0 once the whole body was handed over.
+    private func fillUpload(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(buffer.count, upload.count)
+        guard count > 0 else { return 0 }
+        upload.prefix(count).withUnsafeBytes { buffer.copyMemory(from: $0) }
+        upload = upload.dropFirst(count)
+        return count
     }
 
     /// Seconds as libcurl's milliseconds, at least 1 (0 would mean "no limit").

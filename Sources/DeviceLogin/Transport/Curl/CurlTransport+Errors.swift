@@ -19,6 +19,12 @@ extension CurlTransport {
         case CURLE_COULDNT_CONNECT, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE,
             CURLE_PROXY:
             return TransportError(.connectionFailed, "the connection to \(host) failed: \(detail)")
+        case CURLE_SEND_FAIL_REWIND:
+            // A kept-alive connection died after the body went out and before any answer: libcurl would send the
+            // request again, but the body cannot be rewound (see CurlTransfer), so the engine decides instead.
+            return TransportError(
+                .connectionFailed,
+                "the connection to \(host) closed before answering; the request was not sent again")
         case CURLE_OPERATION_TIMEDOUT:
             return TransportError(.timedOut, "the request to \(host) timed out: \(detail)")
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:

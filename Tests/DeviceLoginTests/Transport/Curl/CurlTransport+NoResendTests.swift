@@ -29,21 +29,39 @@ struct CurlTransportNoResendTests {
         }
     }
 
-    @Test func aPostNeverRidesAKeptAliveConnectionThatMayDieUnanswered() async throws {
+    @Test func aPostOnAKeptAliveConnectionThatDiesUnansweredFailsAndIsNotSentAgain() async throws {
         let server = try Self.closingAfterOneAnswer()
         defer { server.stop() }
         let transport = CurlTransport(options: TransportOptions()) { _ in nil }
         let poll = HTTPRequest(method: .post, url: server.url("/token"), body: Data("device_code=abc".utf8))
 
         #expect(try await transport.send(poll).status == 200)
-        #expect(try await transport.send(poll).status == 200)
+        // The second poll rides the kept-alive connection, which dies unanswered: a connection failure (transient:
+        // the engine polls again at its own pace), never a second copy sent by libcurl.
+        let error = await #expect(throws: TransportError.self) { try await transport.send(poll) }
+        #expect(error?.kind == .connectionFailed)
+        #expect(error?.message.contains("not sent again") == true)
 
         // Give a re-send, if any, time to arrive before counting.
         try await Task.sleep(for: .milliseconds(300))
-        // Before the fix: 3 requests — libcurl sent the second poll on the kept-alive connection, saw it die
-        // unanswered, and sent it again on a new one 0.8 ms later.
+        // Before a body that cannot be rewound: 3 requests — libcurl sent the second poll on the kept-alive
+        // connection, saw it die unanswered, and sent it again on a new one 0.8 ms later.
         #expect(server.requests.count == 2, "two polls sent, two received")
-        #expect(server.acceptedConnections == 2, "each POST on a connection of its own")
+    }
+
+    @Test func postsReuseAKeptAliveConnection() async throws {
+        let server = try RawHTTPServer.keepingAlive(RawHTTPServer.response(body: "{}", keepAlive: true))
+        defer { server.stop() }
+        let transport = CurlTransport(options: TransportOptions()) { _ in nil }
+        let poll = HTTPRequest(method: .post, url: server.url("/token"), body: Data("device_code=abc".utf8))
+
+        for _ in 0..<3 {
+            #expect(try await transport.send(poll).status == 200)
+        }
+        let bodies = server.requests.map { String(decoding: $0.body, as: UTF8.self) }
+        #expect(bodies == Array(repeating: "device_code=abc", count: 3))
+        // Before: 3, every POST on a connection of its own.
+        #expect(server.acceptedConnections == 1)
     }
 
     @Test func aPostThatDiesUnansweredFailsOnceAndIsNotSentAgain() async throws {
