@@ -32,7 +32,8 @@ enum MockIDToken {
             "email": .string(user.email),
         ]
         let header: JSONObject = ["alg": .string(signing.algorithmName), "typ": .string("JWT")]
-        let signingInput = Base64URL.encode(JSONText.data(header)) + "." + Base64URL.encode(JSONText.data(claims))
+        let signingInput =
+            Base64URL.encode(WireWriter.jsonData(header)) + "." + Base64URL.encode(WireWriter.jsonData(claims))
         switch signing {
         case .unsigned:
             return signingInput + "."
