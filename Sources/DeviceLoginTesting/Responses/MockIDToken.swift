@@ -38,7 +38,9 @@ enum MockIDToken {
         case .unsigned:
             return signingInput + "."
         case .hs256(let key):
-            let signature = SHA256.hmac(key: Array(key.utf8), message: Array(signingInput.utf8))
+            // Through the core's libcrypto, as the RS256 and ES256 signatures are: nil when it cannot be loaded.
+            guard let signature = try? SHA256Digest.hmac(key: Array(key.utf8), message: Array(signingInput.utf8))
+            else { return nil }
             return signingInput + "." + Base64URL.encode(signature)
         case .signed:
             return try? key?.sign(claims)
