@@ -18,7 +18,7 @@ enum TokenOutput {
     }
 
     /// A JSON object as one line with sorted keys, safe to land on a terminal: the core's one writer
-    /// (``JSONWriter``), which escapes every character of the one rule for unsafe characters. It needs no
+    /// (`JSONWriter`), which escapes every character of the one rule for unsafe characters. It needs no
     /// `JSONEncoder`, whose generic machinery costs the fast lane a megabyte of memory.
     /// - Throws: Nothing today: the writer cannot fail. Callers write the result where an error could be reported.
     static func encode(_ object: JSONObject) throws -> String {

@@ -87,7 +87,7 @@ struct WireWriter {
         return Reply(response: .respond(response), answer: .httpError(status: status))
     }
 
-    /// `object` as the mock server sends it: the core's one writer (``JSONWriter``), compact, keys sorted, `/`
+    /// `object` as the mock server sends it: the core's one writer (`JSONWriter`), compact, keys sorted, `/`
     /// left unescaped, every unsafe character escaped. Stable bytes make exact wire assertions possible.
     static func jsonData(_ object: JSONObject) -> Data {
         Data(JSONWriter.text(.object(object)).utf8)
