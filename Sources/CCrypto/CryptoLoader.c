@@ -12,9 +12,11 @@
 #include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/param_build.h>
 #include <openssl/params.h>
 #include <openssl/rsa.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,7 @@
     X(digest_sign, EVP_DigestSign)                            \
     X(digest, EVP_Digest)                                     \
     X(sha256, EVP_sha256)                                     \
+    X(hmac, HMAC)                                             \
     X(sha384, EVP_sha384)                                     \
     X(bld_new, OSSL_PARAM_BLD_new)                            \
     X(bld_free, OSSL_PARAM_BLD_free)                          \
@@ -607,6 +610,27 @@ int dl_crypto_sha256(const uint8_t *data, size_t length, uint8_t *digest, char *
     if (ssl.digest(data != NULL ? data : empty, length, digest, &digest_length, ssl.sha256(), NULL) != 1 ||
         digest_length != 32) {
         fail(error, error_size, "could not compute SHA-256");
+        return 0;
+    }
+    return 1;
+}
+
+int dl_crypto_hmac_sha256(const uint8_t *key, size_t key_length, const uint8_t *data, size_t length, uint8_t *mac,
+                          char *error, size_t error_size) {
+    DL_CRYPTO_READY(0)
+    if (mac == NULL || (key == NULL && key_length != 0) || (data == NULL && length != 0)) {
+        copy_message(error, error_size, "no key, no data or no room for the MAC");
+        return 0;
+    }
+    if (key_length > INT_MAX) {
+        copy_message(error, error_size, "the key is too long");
+        return 0;
+    }
+    unsigned int mac_length = 0;
+    if (ssl.hmac(ssl.sha256(), key != NULL ? key : empty, (int)key_length, data != NULL ? data : empty, length, mac,
+                 &mac_length) == NULL ||
+        mac_length != 32) {
+        fail(error, error_size, "could not compute HMAC-SHA-256");
         return 0;
     }
     return 1;

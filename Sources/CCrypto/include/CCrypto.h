@@ -114,4 +114,9 @@ int dl_crypto_sign(const dl_crypto_key *key, int algorithm, const uint8_t *messa
 /// SHA-256 of `data` into the 32 bytes at `digest`. Returns 1, or 0 with `error`.
 int dl_crypto_sha256(const uint8_t *data, size_t length, uint8_t *digest, char *error, size_t error_size);
 
+/// HMAC-SHA-256 (RFC 2104) of `data` under `key` into the 32 bytes at `mac`. Returns 1, or 0 with `error` (a key
+/// longer than INT_MAX bytes included).
+int dl_crypto_hmac_sha256(const uint8_t *key, size_t key_length, const uint8_t *data, size_t length, uint8_t *mac,
+                          char *error, size_t error_size);
+
 #endif

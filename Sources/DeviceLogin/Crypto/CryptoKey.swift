@@ -171,6 +171,20 @@ final class CryptoKey: @unchecked Sendable {
         }
         return digest
     }
+
+    /// HMAC-SHA-256 (RFC 2104) of `message` under `key`.
+    static func hmacSHA256(key: [UInt8], message: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try CryptoLibrary.ensureLoaded()
+        var mac = [UInt8](repeating: 0, count: 32)
+        var reason = CryptoCall.errorBuffer()
+        guard
+            dl_crypto_hmac_sha256(key, key.count, message, message.count, &mac, &reason, CryptoCall.errorCapacity)
+                == 1
+        else {
+            throw CryptoError(.operationFailed, "HMAC-SHA-256 failed: \(CryptoCall.message(in: reason))")
+        }
+        return mac
+    }
     #else
     private init() { kind = .rsa }
 
@@ -198,5 +212,6 @@ final class CryptoKey: @unchecked Sendable {
         throw Self.unavailable
     }
     static func sha256(_ bytes: [UInt8]) throws(CryptoError) -> [UInt8] { throw unavailable }
+    static func hmacSHA256(key: [UInt8], message: [UInt8]) throws(CryptoError) -> [UInt8] { throw unavailable }
     #endif
 }

@@ -44,37 +44,37 @@ public struct FlowEventEncoder: Sendable {
         case .authorizationReceived(let authorization):
             var json = start("authorization", context)
             Self.add(authorization, to: &json)
-            return json.line
+            return json.object
         case .polling(let attempt, _):
             var json = start("polling", context)
-            json.add("attempt", .integer(attempt))
-            return json.line
+            json.add("attempt", integer: attempt)
+            return json.object
         case .pending(let attempt):
             var json = start("pending", context)
-            json.add("attempt", .integer(attempt))
-            return json.line
+            json.add("attempt", integer: attempt)
+            return json.object
         case .slowDown(let attempt, let newInterval):
             var json = start("slow_down", context)
-            json.add("attempt", .integer(attempt))
-            json.add("interval", .integer(Self.wholeSeconds(newInterval)))
-            return json.line
+            json.add("attempt", integer: attempt)
+            json.add("interval", integer: Self.wholeSeconds(newInterval))
+            return json.object
         case .intervalChanged:
             return nil
         case .retrying(let attempt, let delay, let reason):
             var json = start("retrying", context)
-            json.add("attempt", .integer(attempt))
+            json.add("attempt", integer: attempt)
             json.add("reason", .string(Self.shown(reason)))
-            json.add("delay", .integer(Self.wholeSeconds(delay)))
+            json.add("delay", integer: Self.wholeSeconds(delay))
             let next = context.at.addingTimeInterval(TimeInterval(Self.wholeSeconds(delay)))
             json.add("next_attempt_at", .string(DateText.rfc3339(next)))
-            return json.line
+            return json.object
         case .succeeded:
             var json = start("succeeded", context)
-            json.add("profile", orNull: context.profile)
-            json.add("expires_at", orNull: context.tokenExpiresAt.map(DateText.rfc3339))
+            json.add("profile", string: context.profile)
+            json.add("expires_at", string: context.tokenExpiresAt.map(DateText.rfc3339))
             let scopes = context.scopes.map { Sanitizer.sanitize($0) }.filter { !$0.isEmpty }
-            json.add("scopes", .strings(scopes))
-            return json.line
+            json.add("scopes", .array(scopes.map(JSONValue.string)))
+            return json.object
         case .failed(let error):
             return failedLine(error, context: context)
         }
@@ -91,8 +91,8 @@ public struct FlowEventEncoder: Sendable {
         var json = start("failed", context)
         json.add("code", .string(code))
         json.add("message", .string(Self.shown(message)))
-        json.add("exit_code", context.exitCode.map(FlowEventJSON.Value.integer) ?? .null)
-        return json.line
+        json.add("exit_code", integer: context.exitCode)
+        return json.object
     }
 
     /// A `failed` line for `error`: its code in snake case (`access_denied`, `expired`, `invalid_response`, …),
@@ -111,8 +111,8 @@ public struct FlowEventEncoder: Sendable {
         if let oauthError = error.oauthError {
             json.add("oauth_error", .string(Self.shown(oauthError.code.rawValue)))
         }
-        json.add("exit_code", context.exitCode.map(FlowEventJSON.Value.integer) ?? .null)
-        return json.line
+        json.add("exit_code", integer: context.exitCode)
+        return json.object
     }
 
     /// A message as a line may carry it: every secret this process holds replaced by a marker (``KnownSecrets``:
@@ -123,9 +123,9 @@ public struct FlowEventEncoder: Sendable {
     }
 
     /// `{"v":1,"event":NAME,"at":…`
-    private func start(_ name: String, _ context: FlowEventContext) -> FlowEventJSON {
-        var json = FlowEventJSON()
-        json.add("v", .integer(Self.version))
+    private func start(_ name: String, _ context: FlowEventContext) -> JSONWriter {
+        var json = JSONWriter()
+        json.add("v", integer: Self.version)
         json.add("event", .string(name))
         json.add("at", .string(DateText.rfc3339(context.at)))
         return json
@@ -133,17 +133,17 @@ public struct FlowEventEncoder: Sendable {
 
     /// The `authorization` event's fields: the code, where to enter it (only a ``SafeURI``), the host the person
     /// is sent to, when the code expires, the interval, and the warnings of ``DeviceAuthorization/hostCheck``.
-    private static func add(_ authorization: DeviceAuthorization, to json: inout FlowEventJSON) {
+    private static func add(_ authorization: DeviceAuthorization, to json: inout JSONWriter) {
         let check = authorization.hostCheck
         json.add("user_code", .string(Sanitizer.sanitize(authorization.userCode)))
         // As the prompt does: no address when the check refuses it, or when it is not a plain http(s) link.
         let plain = check.shownVerificationURI
-        json.add("verification_uri", orNull: plain?.string)
+        json.add("verification_uri", string: plain?.string)
         // The complete URI only beside a plain one, on the same host (a QR code of it may be drawn).
         if let complete = check.shownVerificationURIComplete {
             json.add("verification_uri_complete", .string(complete.string))
         }
-        json.add("host", orNull: plain?.hostAndPort)
+        json.add("host", string: plain?.hostAndPort)
         if plain == nil {
             let why =
                 check.refusal.map { Sanitizer.sanitize($0, maxLength: maximumMessageLength) }
@@ -151,9 +151,9 @@ public struct FlowEventEncoder: Sendable {
             json.add("address_refused", .string(why))
         }
         json.add("expires_at", .string(DateText.rfc3339(authorization.expiresAt)))
-        json.add("interval", .integer(authorization.response.effectiveInterval))
+        json.add("interval", integer: authorization.response.effectiveInterval)
         let warnings = check.warnings.map { Sanitizer.sanitize($0.message, maxLength: maximumMessageLength) }
-        json.add("warnings", .strings(warnings))
+        json.add("warnings", .array(warnings.map(JSONValue.string)))
     }
 
     /// A duration in whole seconds, rounded up (a wait is never reported as shorter than it is), held to `Int`.

@@ -79,12 +79,11 @@ struct EscapeFilter {
         case 0x09...0x0D, 0x2028, 0x2029:
             return " "
         default:
-            // Controls, format characters, and the characters that draw nothing without being format characters
-            // (Hangul fillers, variation selectors, the blank Braille pattern): the core's one definition.
-            if scalar.drawsNothing { return nil }
-            // No-break, ideographic and other spaces look like a space but are not one to a search or a comparison:
-            // shown as a plain space. (No space separator draws nothing, so the order of the two checks is free.)
-            return scalar.properties.generalCategory == .spaceSeparator ? " " : scalar
+            // The core's one rule for unsafe characters: what it lets through is shown as it is. Of the rest, the
+            // no-break, ideographic and other spaces are shown as a plain space; controls, format characters and the
+            // characters that draw nothing are dropped.
+            guard scalar.isUnsafeToShow else { return scalar }
+            return scalar.properties.generalCategory == .spaceSeparator ? " " : nil
         }
     }
 }

@@ -44,6 +44,6 @@ enum UserinfoCommand {
             && name.unicodeScalars.allSatisfy { scalar in
                 ("!"..."~").contains(scalar) && scalar != "\"" && scalar != "\\"
             }
-        return plain ? name : JSONText.asciiLiteral(name)
+        return plain ? name : JSONWriter.literal(name, asciiOnly: true)
     }
 }

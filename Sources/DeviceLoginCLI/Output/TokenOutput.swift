@@ -17,28 +17,17 @@ enum TokenOutput {
         return try encode(object)
     }
 
-    /// A JSON object as one line with sorted keys, safe to land on a terminal.
-    ///
-    /// An object of strings (and objects of strings) with ASCII keys — every helper's answer — is written by hand
-    /// (``JSONText/compactStrings(_:)``), the same text `JSONEncoder` writes: the encoder's generic machinery costs
-    /// the fast lane a megabyte of memory. Anything else goes through ``encodeWithJSONEncoder(_:)``.
+    /// A JSON object as one line with sorted keys, safe to land on a terminal: the core's one writer
+    /// (`JSONWriter`), which escapes every character of the one rule for unsafe characters. It needs no
+    /// `JSONEncoder`, whose generic machinery costs the fast lane a megabyte of memory.
+    /// - Throws: Nothing today: the writer cannot fail. Callers write the result where an error could be reported.
     static func encode(_ object: JSONObject) throws -> String {
-        if let text = JSONText.compactStrings(object) { return text }
-        return try encodeWithJSONEncoder(object)
-    }
-
-    /// ``encode(_:)`` through `JSONEncoder`, for any object.
-    static func encodeWithJSONEncoder(_ object: JSONObject) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return JSONText.escapingControls(String(decoding: try encoder.encode(object), as: UTF8.self))
+        JSONWriter.text(.object(object))
     }
 
     /// Any JSON value as compact text (for arrays and objects in text output).
     static func compact(_ value: JSONValue) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { JSONText.escapingControls(String(decoding: $0, as: UTF8.self)) } ?? ""
+        JSONWriter.text(value)
     }
 
     /// Who the ID token says signed in, when `verification` says it is verified (its signature with the issuer's

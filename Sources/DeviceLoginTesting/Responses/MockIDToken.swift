@@ -32,12 +32,15 @@ enum MockIDToken {
             "email": .string(user.email),
         ]
         let header: JSONObject = ["alg": .string(signing.algorithmName), "typ": .string("JWT")]
-        let signingInput = Base64URL.encode(JSONText.data(header)) + "." + Base64URL.encode(JSONText.data(claims))
+        let signingInput =
+            Base64URL.encode(WireWriter.jsonData(header)) + "." + Base64URL.encode(WireWriter.jsonData(claims))
         switch signing {
         case .unsigned:
             return signingInput + "."
         case .hs256(let key):
-            let signature = SHA256.hmac(key: Array(key.utf8), message: Array(signingInput.utf8))
+            // Through the core's libcrypto, as the RS256 and ES256 signatures are: nil when it cannot be loaded.
+            guard let signature = try? SHA256Digest.hmac(key: Array(key.utf8), message: Array(signingInput.utf8))
+            else { return nil }
             return signingInput + "." + Base64URL.encode(signature)
         case .signed:
             return try? key?.sign(claims)

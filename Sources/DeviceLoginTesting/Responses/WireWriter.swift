@@ -87,9 +87,15 @@ struct WireWriter {
         return Reply(response: .respond(response), answer: .httpError(status: status))
     }
 
+    /// `object` as the mock server sends it: the core's one writer (`JSONWriter`), compact, keys sorted, `/`
+    /// left unescaped, every unsafe character escaped. Stable bytes make exact wire assertions possible.
+    static func jsonData(_ object: JSONObject) -> Data {
+        Data(JSONWriter.text(.object(object)).utf8)
+    }
+
     /// A JSON answer outside OAuth's dialects (userinfo).
     static func json(_ object: JSONObject, status: Int = 200, headers: [HTTPHeader] = []) -> Reply {
-        let response = HTTPResponse(status: status, headers: jsonHeaders + headers, body: JSONText.data(object))
+        let response = HTTPResponse(status: status, headers: jsonHeaders + headers, body: Self.jsonData(object))
         let answer: MockAuthorizationServer.RecordedRequest.Answer =
             (200..<300).contains(status) ? .success(status: status) : .httpError(status: status)
         return Reply(response: .respond(response), answer: answer)
@@ -144,7 +150,7 @@ struct WireWriter {
 
     private func body(_ object: JSONObject, status: Int) -> HTTPResponse {
         guard writesForm else {
-            return HTTPResponse(status: status, headers: Self.jsonHeaders, body: JSONText.data(object))
+            return HTTPResponse(status: status, headers: Self.jsonHeaders, body: Self.jsonData(object))
         }
         let pairs = object.keys.sorted().map { ($0, object[$0]?.stringValue ?? "") }
         return HTTPResponse(status: status, headers: Self.formHeaders, body: Data(FormEncoding.encode(pairs).utf8))

@@ -42,7 +42,7 @@ struct UserinfoCommandTests {
         for expected in [
             #""email\u202E": root@evil.test"#, #""email\u200B": zw@evil.test"#, #""name\n sub": x"#,
             #""": empty"#, #""\u200B": invisible"#, #""\u0435mail": homoglyph@evil.test"#, "email:: colon",
-            #""e\u001B[2Dmail": escape"#, #""a b": space"#, #""say \"hi\"": quote"#,
+            #""e\u001b[2Dmail": escape"#, #""a b": space"#, #""say \"hi\"": quote"#,
             #"https://example.test/groups: ["admins","\nsub: root"]"#, "note: line one email: root@evil.test",
         ] {
             #expect(lines.contains(expected), "missing \(expected) in \(lines)")

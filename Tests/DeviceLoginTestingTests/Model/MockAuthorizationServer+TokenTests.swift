@@ -112,7 +112,7 @@ struct MockAuthorizationServerTokenTests {
                 "iat": .number(1_700_000_000), "exp": .number(1_700_003_600), "name": .string("Ada Lovelace"),
                 "email": .string("ada@example.test"),
             ])
-        let signature = SHA256.hmac(
+        let signature = try SHA256Digest.hmac(
             key: Array(MockAuthorizationServer.IDTokenSigning.defaultKey.utf8),
             message: Array("\(parts[0]).\(parts[1])".utf8)
         )

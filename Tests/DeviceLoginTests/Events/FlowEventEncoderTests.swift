@@ -169,6 +169,19 @@ struct FlowEventEncoderTests {
         #expect(FlowEventEncoder.snakeCase("expired") == "expired")
     }
 
+    // The lines let the spaces other than U+0020 through raw, while `--json` escaped them: one rule now, the stricter.
+    @Test("a string the encoder does not sanitise (the caller's own) is written by the one rule: spaces, controls")
+    func unsanitisedStringsFollowTheOneRule() {
+        let context = FlowEventContext(at: start, profile: "work\u{A0}laptop", exitCode: 1)
+        let line = FlowEventEncoder().failedLine(code: "timed\u{3000}out\n\u{202E}", message: "m", context: context)
+        #expect(
+            line
+                == #"{"v":1,"event":"failed","at":"2027-01-15T08:00:00Z","code":"timed\u3000out\n\u202E","#
+                + #""message":"m","exit_code":1}"#)
+        let succeeded = FlowEventEncoder().line(for: .succeeded, context: context)
+        #expect(succeeded?.contains(#""profile":"work\u00A0laptop""#) == true, "\(succeeded ?? "")")
+    }
+
     @Test("intervalChanged has no line of its own: slow_down carries the interval")
     func intervalChanged() {
         #expect(
