@@ -29,9 +29,11 @@ struct SignInObserversTests {
                 first.add("\(event)")
             }
         }
-        observers.follow({ $0.isMultiple(of: 2) ? "even \($0)" : nil }, with: { events in
-            for await event in events { second.add(event) }
-        })
+        observers.follow(
+            { $0.isMultiple(of: 2) ? "even \($0)" : nil },
+            with: { events in
+                for await event in events { second.add(event) }
+            })
         let value = try await observers.run { report in
             for event in 1...50 { report(event) }
             return "token"
