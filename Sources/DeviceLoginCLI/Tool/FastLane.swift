@@ -14,7 +14,7 @@ import Foundation
 /// (``ChildLauncher/runOnCallingThread(_:environment:)``).
 ///
 /// The lane answers only what it can answer exactly as the full path would: the command's own option table and
-/// parser, the store's own read and checks (``FileTokenStore/loadOnCallingThread(profile:)``), the same validity
+/// parser, the store's own read and checks (``FileTokenStore/loadOnCallingThread(profile:)``, the one reader of a record), the same validity
 /// rule (``TokenSet/accessToken(validAfter:)`` with the refresh margin), the same answer formatting. Anything else —
 /// no profile, a token to refresh, an option or environment variable it does not take, a file that cannot be
 /// read, a profile whose client configuration is incomplete — it leaves to the full path, which then answers it,
@@ -133,48 +133,52 @@ enum FastLane {
         -> (token: String, expiresAt: Date?)?
     {
         guard let store = store(process),
-            let glance = try? store.glanceOnCallingThread(profile: options.value("profile") ?? Profile.defaultName)
+            let record = try? store.loadOnCallingThread(profile: options.value("profile") ?? Profile.defaultName)
         else { return nil }
-        return storedToken(glance, lifetime: lifetime, process: process)
+        return storedToken(record, lifetime: lifetime, process: process)
     }
 
     /// The profile that serves `url`, as ``HelperSession/open(_:serving:command:context:)`` finds it: the one
-    /// `--profile` names, else the one bound to `url` best. Both paths compare the same normalised
-    /// ``URLBinding``s.
+    /// `--profile` names, else the one bound to `url` best, read by the store's one reader. Both paths compare the
+    /// same normalised ``URLBinding``s.
     /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a profile that
     ///   cannot be read, which it warns about; two that tie, which it refuses; plain `http` off loopback for
-    ///   `--profile`, which it refuses unless the profile allows it: the glance does not say).
-    static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> RecordGlance?? {
+    ///   `--profile`, which it refuses unless the profile allows it).
+    static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> ProfileRecord?? {
         guard let store = store(process) else { return nil }
         if let name = options.value("profile") {
-            guard !HelperSession.refusesPlainHTTP(url, allowInsecureHTTP: false) else { return nil }
-            guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
-            return .some(glance)
+            guard let record = try? store.loadOnCallingThread(profile: name),
+                !HelperSession.refusesPlainHTTP(url, allowInsecureHTTP: record.profile.allowInsecureHTTP)
+            else { return nil }
+            return .some(record)
         }
         guard let names = try? store.profileNamesOnCallingThread() else { return nil }
-        var best: (glance: RecordGlance, length: Int, tied: Bool)?
+        var best: (record: ProfileRecord, length: Int, tied: Bool)?
         for name in names {
-            guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
-            guard let length = glance.matchLength(url) else { continue }
+            guard let record = try? store.loadOnCallingThread(profile: name) else { return nil }
+            guard let length = record.profile.matchLength(url) else { continue }
             if let current = best, current.length > length { continue }
-            best = (glance, length, best?.length == length)
+            best = (record, length, best?.length == length)
         }
         guard let best else { return .some(nil) }
-        return best.tied ? nil : .some(best.glance)
+        return best.tied ? nil : .some(best.record)
     }
 
-    /// The access token `glance` shows, when it stays valid for `lifetime` or the refresh margin, the longer.
-    static func storedToken(_ glance: RecordGlance, lifetime: Duration, process: Process)
+    /// The access token `record` holds, when it stays valid for `lifetime` or the refresh margin, the longer.
+    static func storedToken(_ record: ProfileRecord, lifetime: Duration, process: Process)
         -> (token: String, expiresAt: Date?)?
     {
         // The full path makes the client configuration before it looks at the tokens, and fails when the profile
         // needs a client secret it does not store: so does the lane, by leaving it to the full path.
-        guard glance.hasClientConfiguration else { return nil }
-        // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
-        // makes.
-        guard glance.tokenType?.lowercased() == "bearer" else { return nil }
+        let profile = record.profile
+        guard ClientAuthentication(profile.clientAuthentication, secret: profile.clientSecret) != nil,
+            let tokens = record.tokens,
+            // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
+            // makes.
+            tokens.isBearer
+        else { return nil }
         let validAfter = process.now.addingTimeInterval(max(TokenState.defaultRefreshMargin, lifetime).timeInterval)
-        guard let token = glance.accessToken(validAfter: validAfter) else { return nil }
-        return (token, glance.expiresAt)
+        guard let token = tokens.accessToken(validAfter: validAfter) else { return nil }
+        return (token, tokens.expiresAt)
     }
 }
