@@ -52,6 +52,15 @@ enum FastLane {
             self.now = now
         }
 
+        /// Warnings for stderr, written only when the lane answers (``FastLane/answer(_:process:)``): when it
+        /// leaves the answer to the full path, that path meets the same problems and warns itself.
+        private(set) var warnings: [String] = []
+
+        /// Keeps `line` for stderr, should the lane answer.
+        func warn(_ line: String) {
+            warnings.append(line)
+        }
+
         /// Reads standard input as ``StandardInput/read(limit:until:)`` does, on this thread; nil when reading
         /// fails (the full path reads again and reports it).
         func readInput(limit: Int, until isComplete: ([UInt8]) -> Bool) -> StandardInput.Read? {
@@ -72,6 +81,7 @@ enum FastLane {
     /// - Returns: The exit code when it answered; nil when the full path must run.
     static func answer(_ arguments: [String], process: Process) -> ExitCode? {
         guard let answer = self.answer(to: arguments, process: process) else { return nil }
+        for warning in process.warnings { process.stderr.line(warning) }
         do throws(ResultSink.WriteError) {
             try process.stdout.write(answer.text)
             return answer.code
@@ -139,11 +149,11 @@ enum FastLane {
     }
 
     /// The profile that serves `url`, as ``HelperSession/open(_:serving:command:context:)`` finds it: the one
-    /// `--profile` names, else the one bound to `url` best, read by the store's one reader. Both paths compare the
-    /// same normalised ``URLBinding``s.
-    /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a profile that
-    ///   cannot be read, which it warns about; two that tie, which it refuses; plain `http` off loopback for
-    ///   `--profile`, which it refuses unless the profile allows it).
+    /// `--profile` names, else the one ``ProfileChoice`` chooses among the saved profiles, read by the store's one
+    /// reader. A profile that cannot be read is skipped, with the full path's warning
+    /// (``HelperSession/unreadable(_:_:)``), written when the lane answers (``Process/warn(_:)``).
+    /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a `--profile` that
+    ///   cannot be read, or would send its token over plain HTTP; two profiles that tie: it refuses them).
     static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> ProfileRecord?? {
         guard let store = store(process) else { return nil }
         if let name = options.value("profile") {
@@ -153,15 +163,20 @@ enum FastLane {
             return .some(record)
         }
         guard let names = try? store.profileNamesOnCallingThread() else { return nil }
-        var best: (record: ProfileRecord, length: Int, tied: Bool)?
+        var profiles: [(name: String, record: ProfileRecord?)] = []
         for name in names {
-            guard let record = try? store.loadOnCallingThread(profile: name) else { return nil }
-            guard let length = record.profile.matchLength(url) else { continue }
-            if let current = best, current.length > length { continue }
-            best = (record, length, best?.length == length)
+            do {
+                profiles.append((name, try store.loadOnCallingThread(profile: name)))
+            } catch {
+                process.warn(HelperSession.unreadable(name, error))
+                profiles.append((name, nil))
+            }
         }
-        guard let best else { return .some(nil) }
-        return best.tied ? nil : .some(best.record)
+        switch ProfileChoice(serving: url, among: profiles.map { ($0.name, $0.record?.profile.bindings) }) {
+        case .none: return .some(nil)
+        case .profile(let name): return profiles.first { $0.name == name }?.record.map { .some($0) }
+        case .tie: return nil
+        }
     }
 
     /// The access token `record` holds, when it stays valid for `lifetime` or the refresh margin, the longer.
