@@ -117,30 +117,3 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         }
     }
 }
-
-extension ServerEndpoints {
-    /// Reads endpoints in the stored form (a profile's `endpoints`), as ``init(stored:)`` reads them; they are written
-    /// by the compiler's `Encodable`, under ``CodingKeys``.
-    public init(from decoder: Decoder) throws {
-        let value = try decoder.singleValueContainer().decode(JSONValue.self)
-        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
-    }
-
-    /// Reads endpoints in the stored form: part of the one reader of a profile's file
-    /// (``ProfileRecord/init(stored:)``). Each URL is read as `URL(string:)` reads it.
-    /// - Throws: ``DeviceLoginError`` naming the first field that cannot be read.
-    package init(stored fields: JSONFields) throws {
-        typealias Key = CodingKeys
-        self.init(
-            issuer: try fields.stringIfPresent(Key.issuer.rawValue),
-            deviceAuthorization: try fields.string(Key.deviceAuthorization.rawValue, as: URL.init(string:)),
-            token: try fields.string(Key.token.rawValue, as: URL.init(string:)),
-            revocation: try fields.stringIfPresent(Key.revocation.rawValue, as: URL.init(string:)),
-            userinfo: try fields.stringIfPresent(Key.userinfo.rawValue, as: URL.init(string:)),
-            isOpenIDProvider: try fields.bool(Key.isOpenIDProvider.rawValue),
-            jwks: try fields.stringIfPresent(Key.jwks.rawValue, as: URL.init(string:)),
-            idTokenSigningAlgorithms: try fields.stringsIfPresent(Key.idTokenSigningAlgorithms.rawValue),
-            scopesSupported: try fields.stringsIfPresent(Key.scopesSupported.rawValue)
-        )
-    }
-}

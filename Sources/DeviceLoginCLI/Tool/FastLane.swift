@@ -14,7 +14,7 @@ import Foundation
 /// (``ChildLauncher/runOnCallingThread(_:environment:)``).
 ///
 /// The lane answers only what it can answer exactly as the full path would: the command's own option table and
-/// parser, the store's own read and checks (``FileTokenStore/loadOnCallingThread(profile:)``, the one reader of a record), the same validity
+/// parser, the store's own read and checks (``FileTokenStore/loadOnCallingThread(profile:)``), the same validity
 /// rule (``TokenSet/accessToken(validAfter:)`` with the refresh margin), the same answer formatting. Anything else —
 /// no profile, a token to refresh, an option or environment variable it does not take, a file that cannot be
 /// read, a profile whose client configuration is incomplete — it leaves to the full path, which then answers it,
@@ -52,15 +52,6 @@ enum FastLane {
             self.now = now
         }
 
-        /// Warnings for stderr, written only when the lane answers (``FastLane/answer(_:process:)``): when it
-        /// leaves the answer to the full path, that path meets the same problems and warns itself.
-        private(set) var warnings: [String] = []
-
-        /// Keeps `line` for stderr, should the lane answer.
-        func warn(_ line: String) {
-            warnings.append(line)
-        }
-
         /// Reads standard input as ``StandardInput/read(limit:until:)`` does, on this thread; nil when reading
         /// fails (the full path reads again and reports it).
         func readInput(limit: Int, until isComplete: ([UInt8]) -> Bool) -> StandardInput.Read? {
@@ -81,7 +72,6 @@ enum FastLane {
     /// - Returns: The exit code when it answered; nil when the full path must run.
     static func answer(_ arguments: [String], process: Process) -> ExitCode? {
         guard let answer = self.answer(to: arguments, process: process) else { return nil }
-        for warning in process.warnings { process.stderr.line(warning) }
         do throws(ResultSink.WriteError) {
             try process.stdout.write(answer.text)
             return answer.code
@@ -143,57 +133,48 @@ enum FastLane {
         -> (token: String, expiresAt: Date?)?
     {
         guard let store = store(process),
-            let record = try? store.loadOnCallingThread(profile: options.value("profile") ?? Profile.defaultName)
+            let glance = try? store.glanceOnCallingThread(profile: options.value("profile") ?? Profile.defaultName)
         else { return nil }
-        return storedToken(record, lifetime: lifetime, process: process)
+        return storedToken(glance, lifetime: lifetime, process: process)
     }
 
     /// The profile that serves `url`, as ``HelperSession/open(_:serving:command:context:)`` finds it: the one
-    /// `--profile` names, else the one ``ProfileChoice`` chooses among the saved profiles, read by the store's one
-    /// reader. A profile that cannot be read is skipped, with the full path's warning
-    /// (``HelperSession/unreadable(_:_:)``), written when the lane answers (``Process/warn(_:)``).
-    /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a `--profile` that
-    ///   cannot be read, or would send its token over plain HTTP; two profiles that tie: it refuses them).
-    static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> ProfileRecord?? {
+    /// `--profile` names, else the one bound to `url` best. Both paths compare the same normalised
+    /// ``URLBinding``s.
+    /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a profile that
+    ///   cannot be read, which it warns about; two that tie, which it refuses; plain `http` off loopback for
+    ///   `--profile`, which it refuses unless the profile allows it: the glance does not say).
+    static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> RecordGlance?? {
         guard let store = store(process) else { return nil }
         if let name = options.value("profile") {
-            guard let record = try? store.loadOnCallingThread(profile: name),
-                !HelperSession.refusesPlainHTTP(url, allowInsecureHTTP: record.profile.allowInsecureHTTP)
-            else { return nil }
-            return .some(record)
+            guard !HelperSession.refusesPlainHTTP(url, allowInsecureHTTP: false) else { return nil }
+            guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
+            return .some(glance)
         }
         guard let names = try? store.profileNamesOnCallingThread() else { return nil }
-        var profiles: [(name: String, record: ProfileRecord?)] = []
+        var best: (glance: RecordGlance, length: Int, tied: Bool)?
         for name in names {
-            do {
-                profiles.append((name, try store.loadOnCallingThread(profile: name)))
-            } catch {
-                process.warn(HelperSession.unreadable(name, error))
-                profiles.append((name, nil))
-            }
+            guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
+            guard let length = glance.matchLength(url) else { continue }
+            if let current = best, current.length > length { continue }
+            best = (glance, length, best?.length == length)
         }
-        switch ProfileChoice(serving: url, among: profiles.map { ($0.name, $0.record?.profile.bindings) }) {
-        case .none: return .some(nil)
-        case .profile(let name): return profiles.first { $0.name == name }?.record.map { .some($0) }
-        case .tie: return nil
-        }
+        guard let best else { return .some(nil) }
+        return best.tied ? nil : .some(best.glance)
     }
 
-    /// The access token `record` holds, when it stays valid for `lifetime` or the refresh margin, the longer.
-    static func storedToken(_ record: ProfileRecord, lifetime: Duration, process: Process)
+    /// The access token `glance` shows, when it stays valid for `lifetime` or the refresh margin, the longer.
+    static func storedToken(_ glance: RecordGlance, lifetime: Duration, process: Process)
         -> (token: String, expiresAt: Date?)?
     {
         // The full path makes the client configuration before it looks at the tokens, and fails when the profile
         // needs a client secret it does not store: so does the lane, by leaving it to the full path.
-        let profile = record.profile
-        guard ClientAuthentication(profile.clientAuthentication, secret: profile.clientSecret) != nil,
-            let tokens = record.tokens,
-            // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
-            // makes.
-            tokens.isBearer
-        else { return nil }
+        guard glance.hasClientConfiguration else { return nil }
+        // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
+        // makes.
+        guard glance.tokenType?.lowercased() == "bearer" else { return nil }
         let validAfter = process.now.addingTimeInterval(max(TokenState.defaultRefreshMargin, lifetime).timeInterval)
-        guard let token = tokens.accessToken(validAfter: validAfter) else { return nil }
-        return (token, tokens.expiresAt)
+        guard let token = glance.accessToken(validAfter: validAfter) else { return nil }
+        return (token, glance.expiresAt)
     }
 }
