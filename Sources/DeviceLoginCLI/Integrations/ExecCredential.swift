@@ -64,10 +64,11 @@ enum ExecCredential {
     ///   longer than ``maximumLength``, nests deeper than ``maximumDepth``, is not JSON, is not an `ExecCredential`,
     ///   or asks for an apiVersion not in ``APIVersion``. The message names the field, never its value (but for
     ///   an apiVersion of kubectl's own group, which says what the kubeconfig asks for).
-    /// - Parameter strict: Read the JSON with the fast lane's strict parser (``JSONParser``, which reads what it
-    ///   accepts as JSONDecoder does but refuses more) instead of JSONDecoder, whose generic machinery costs the lane
-    ///   about 1.5 MB of memory. A request it refuses is then left to the full path.
-    static func request(from text: String?, strict: Bool = false) throws -> Request {
+    ///
+    /// One parser serves the fast lane and the full path: the strict ``JSONParser`` (RFC 8259; a member name given
+    /// twice is not JSON either), never JSONDecoder, whose generic machinery would cost the lane about 1.5 MB of
+    /// memory. A request the lane cannot read is refused by the full path with the same words.
+    static func request(from text: String?) throws -> Request {
         guard let text, !text.isEmpty else { return Request(apiVersion: defaultAPIVersion, interactive: nil) }
         let bytes = Array(text.utf8)
         guard bytes.count <= maximumLength else {
@@ -81,7 +82,7 @@ enum ExecCredential {
         }
         let value: JSONValue
         do {
-            value = strict ? try JSONParser.parse(bytes) : try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            value = try JSONParser.parse(bytes)
         } catch {
             throw refusal("is not valid JSON")
         }

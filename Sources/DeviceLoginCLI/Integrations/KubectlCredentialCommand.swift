@@ -68,8 +68,7 @@ enum KubectlCredentialCommand {
     /// The answer from the stored token, for ``FastLane``: `--profile` only, and a request that reads.
     static func fastAnswer(_ arguments: [String], process: FastLane.Process) -> FastLane.Answer? {
         guard let options = FastLane.options(arguments, for: spec, allowing: ["profile"], process: process),
-            let request = try? ExecCredential.request(
-                from: process.environment(ExecCredential.environmentVariable), strict: true),
+            let request = try? ExecCredential.request(from: process.environment(ExecCredential.environmentVariable)),
             let (token, expiresAt) = FastLane.storedToken(
                 options, lifetime: HelperSession.minimumLifetime, process: process),
             let answer = try? ExecCredential.answer(request.apiVersion, token: token, expiresAt: expiresAt)
