@@ -76,43 +76,57 @@ struct HelperSession: Sendable {
     }
 
     /// Every saved profile with its bindings, sorted by name; a profile file that cannot be read is skipped with a
-    /// warning (a broken profile must not stop git from reaching the others).
+    /// warning (``unreadable(_:_:)``: a broken profile must not stop git from reaching the others).
     static func boundProfiles(in store: FileTokenStore, context: CLIContext) async throws -> [ProfileRecord] {
-        var records: [ProfileRecord] = []
-        for name in try await store.profileNames().sorted() {
-            do {
-                if let record = try await store.load(profile: name), !record.profile.bindings.isEmpty {
-                    records.append(record)
-                }
-            } catch {
-                context.stderr.line(
-                    "device-login: warning: profile '\(name)' cannot be read, skipped: "
-                        + String(describing: error))
-            }
+        try await savedProfiles(in: store, context: context).compactMap { $0.record }.filter {
+            !$0.profile.bindings.isEmpty
         }
-        return records
     }
 
-    /// The saved profile whose binding matches `url` best (the longest path); nil when none does.
+    /// Every saved profile's name, sorted, with its record; nil for one whose file cannot be read (warned about, as
+    /// ``unreadable(_:_:)`` says) or has gone since it was listed.
+    private static func savedProfiles(
+        in store: FileTokenStore, context: CLIContext
+    ) async throws -> [(name: String, record: ProfileRecord?)] {
+        var profiles: [(name: String, record: ProfileRecord?)] = []
+        for name in try await store.profileNames().sorted() {
+            do {
+                profiles.append((name, try await store.load(profile: name)))
+            } catch {
+                context.stderr.line(unreadable(name, error))
+                profiles.append((name, nil))
+            }
+        }
+        return profiles
+    }
+
+    /// The warning for a saved profile that cannot be read while looking for the one bound to a URL: the same line
+    /// on the fast lane and the full path, which both skip the profile (``ProfileChoice``).
+    static func unreadable(_ name: String, _ error: any Error) -> String {
+        "device-login: warning: profile '\(name)' cannot be read, skipped: " + String(describing: error)
+    }
+
+    /// The saved profile whose binding matches `url` best (the longest path), chosen by ``ProfileChoice``; nil when
+    /// none does.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` when two profiles tie.
     static func boundRecord(
         for url: URLBinding, in store: FileTokenStore, context: CLIContext
     ) async throws -> ProfileRecord? {
-        let matches = try await boundProfiles(in: store, context: context).compactMap { record in
-            record.profile.matchLength(url).map { (record: record, length: $0) }
+        let profiles = try await savedProfiles(in: store, context: context)
+        switch ProfileChoice(serving: url, among: profiles.map { ($0.name, $0.record?.profile.bindings) }) {
+        case .none: return nil
+        case .profile(let name): return profiles.first { $0.name == name }?.record
+        case .tie(let names, let binding): throw tie(names, binding: binding)
         }
-        guard let best = matches.map(\.length).max() else { return nil }
-        let winners = matches.filter { $0.length == best }.map(\.record)
-        guard winners.count == 1, let winner = winners.first else {
-            // The binding they share, not the URL asked for: the message quotes no input.
-            let shared = winners.first?.profile.bindings.first { $0.matchLength(url) == best }?.description ?? "it"
-            throw DeviceLoginError(
-                .configuration,
-                "profiles \(winners.map { "'\($0.name)'" }.joined(separator: " and ")) both serve \(shared)",
-                hint: "bind one of them to a longer URL prefix (login --for), or give --profile"
-            )
-        }
-        return winner
+    }
+
+    /// The refusal of a URL that profiles `names` serve equally well, by `binding`: the binding they share, not the
+    /// URL asked for, so that the message quotes no input.
+    private static func tie(_ names: [String], binding: URLBinding) -> DeviceLoginError {
+        DeviceLoginError(
+            .configuration, "profiles \(names.map { "'\($0)'" }.joined(separator: " and ")) both serve \(binding)",
+            hint: "bind one of them to a longer URL prefix (login --for), or give --profile"
+        )
     }
 
     /// What one request needs to be authorized (``TokenState/authorization(method:url:minimumTTL:nonce:)``): an

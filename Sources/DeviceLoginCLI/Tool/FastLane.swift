@@ -139,11 +139,12 @@ enum FastLane {
     }
 
     /// The profile that serves `url`, as ``HelperSession/open(_:serving:command:context:)`` finds it: the one
-    /// `--profile` names, else the one bound to `url` best. Both paths compare the same normalised
-    /// ``URLBinding``s.
-    /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a profile that
-    ///   cannot be read, which it warns about; two that tie, which it refuses; plain `http` off loopback for
-    ///   `--profile`, which it refuses unless the profile allows it: the glance does not say).
+    /// `--profile` names, else the one ``ProfileChoice`` chooses: the one rule both paths follow, over the same
+    /// normalised ``URLBinding``s.
+    /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a profile the
+    ///   glance cannot read, which the full path reads or skips with a warning; two that tie, which it refuses;
+    ///   plain `http` off loopback for `--profile`, which it refuses unless the profile allows it: the glance does
+    ///   not say).
     static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> RecordGlance?? {
         guard let store = store(process) else { return nil }
         if let name = options.value("profile") {
@@ -152,15 +153,17 @@ enum FastLane {
             return .some(glance)
         }
         guard let names = try? store.profileNamesOnCallingThread() else { return nil }
-        var best: (glance: RecordGlance, length: Int, tied: Bool)?
+        var glances: [(name: String, glance: RecordGlance)] = []
         for name in names {
+            // A record the glance cannot read may still be one the full path reads: it decides, and warns.
             guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
-            guard let length = glance.matchLength(url) else { continue }
-            if let current = best, current.length > length { continue }
-            best = (glance, length, best?.length == length)
+            glances.append((name, glance))
         }
-        guard let best else { return .some(nil) }
-        return best.tied ? nil : .some(best.glance)
+        switch ProfileChoice(serving: url, among: glances.map { ($0.name, $0.glance.bindings) }) {
+        case .none: return .some(nil)
+        case .profile(let name): return glances.first { $0.name == name }.map { .some($0.glance) }
+        case .tie: return nil
+        }
     }
 
     /// The access token `glance` shows, when it stays valid for `lifetime` or the refresh margin, the longer.
