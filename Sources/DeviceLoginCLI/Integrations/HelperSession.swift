@@ -29,7 +29,7 @@ struct HelperSession: Sendable {
 
     /// Opens the profile named by `--profile`.
     /// - Throws: ``SignInNeeded`` when there is no such profile; the errors of
-    ///   ``SessionContext/open(_:command:context:)``.
+    ///   ``SessionContext/open(_:command:context:dpopKey:)``.
     static func open(_ options: ParsedOptions, command: String, context: CLIContext) async throws -> HelperSession {
         HelperSession(session: try await SessionContext.open(options, command: command, context: context))
     }

@@ -62,9 +62,6 @@ enum KubectlCredentialCommand {
         return .success
     }
 
-    /// A fresh access token of the profile, signing in again first when the request and the terminal allow it.
-    /// - Throws: ``SignInNeeded`` when there is no such profile, or it needs a sign-in that may not start here; the
-    ///   errors of the refresh and of the sign-in.
     /// The answer from the stored token, for ``FastLane``: `--profile` only, and a request that reads.
     static func fastAnswer(_ arguments: [String], process: FastLane.Process) -> FastLane.Answer? {
         guard let options = FastLane.options(arguments, for: spec, allowing: ["profile"], process: process),
@@ -76,6 +73,9 @@ enum KubectlCredentialCommand {
         return FastLane.Answer(text: answer + "\n")
     }
 
+    /// A fresh access token of the profile, signing in again first when the request and the terminal allow it.
+    /// - Throws: ``SignInNeeded`` when there is no such profile, or it needs a sign-in that may not start here; the
+    ///   errors of the refresh and of the sign-in.
     static func credential(
         _ options: ParsedOptions, request: ExecCredential.Request, context: CLIContext
     ) async throws -> (token: String, expiresAt: Date?) {

@@ -14,7 +14,7 @@ import Foundation
 /// (``ChildLauncher/runOnCallingThread(_:environment:)``).
 ///
 /// The lane answers only what it can answer exactly as the full path would: the command's own option table and
-/// parser, the store's own read and checks (``FileTokenStore/loadOnCallingThread(profile:)``), the same validity
+/// parser, the store's own read and checks (``FileTokenStore/glanceOnCallingThread(profile:)``), the same validity
 /// rule (``TokenSet/accessToken(validAfter:)`` with the refresh margin), the same answer formatting. Anything else —
 /// no profile, a token to refresh, an option or environment variable it does not take, a file that cannot be
 /// read, a profile whose client configuration is incomplete — it leaves to the full path, which then answers it,

@@ -10,7 +10,7 @@ import DeviceLogin
 /// - the verification URI, and the host it leads to in plain words ("You will be sent to auth.example.com."),
 ///   so a user led to an unexpected site can notice (§5.4); a URI that is not a plain http(s) link is refused and
 ///   not shown;
-/// - "Only continue if you started this sign-in on NAME just now.", with ``machineName`` ("on this computer" when
+/// - "Only continue if you started this sign-in on NAME just now.", with ``SignInSettings/machineName`` ("on this computer" when
 ///   it is unknown);
 /// - the user code large enough to read from across a room when the terminal has room (a block-letter banner in
 ///   UTF-8, letter-spaced otherwise), grouped exactly as the server sent it, and always as plain text on a line of

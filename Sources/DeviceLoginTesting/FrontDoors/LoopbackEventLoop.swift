@@ -75,7 +75,11 @@ final class LoopbackEventLoop: @unchecked Sendable {
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Creates a loop over a listening socket, which it does not own.
-    /// - Parameter accepted: The count of accepted connections to add to.
+    /// - Parameters:
+    ///   - listener: The listening socket.
+    ///   - limits: The bounds of each connection and request.
+    ///   - origin: `http://127.0.0.1:PORT`, to make each request's URL absolute.
+    ///   - accepted: The count of accepted connections to add to.
     init(listener: Int32, limits: LoopbackServer.Limits, origin: String, accepted: Locked<Int>) throws {
         (wakeRead, wakeWrite) = try POSIXSocket.makePipe()
         self.accepted = accepted

@@ -107,8 +107,10 @@ package struct JSONWriter {
     }
 
     /// `string` as a JSON string literal, its quotes included.
-    /// - Parameter asciiOnly: Escape every non-ASCII scalar too, so the literal is plain ASCII and two different
-    ///   strings never look alike (a name shown exactly, whatever it holds).
+    /// - Parameters:
+    ///   - string: The text.
+    ///   - asciiOnly: Escape every non-ASCII scalar too, so the literal is plain ASCII and two different strings
+    ///     never look alike (a name shown exactly, whatever it holds).
     package static func literal(_ string: String, asciiOnly: Bool = false) -> String {
         var text = ""
         writeString(string, asciiOnly: asciiOnly, to: &text)
