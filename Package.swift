@@ -89,7 +89,7 @@ let package = Package(
                 "DeviceLoginCLI", "device-login", "device-login-demo", "DeviceLogin", "DeviceLoginTesting",
                 "DeviceLoginTestSupport",
             ],
-            exclude: ["Tool/Snapshots"]
+            exclude: ["Documents/Snapshots"]
         ),
     ],
     swiftLanguageModes: [.v6]
