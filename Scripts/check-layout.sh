@@ -121,12 +121,40 @@ for room, cell in cells.items():
         wrong.append(f"check-layout: {room}/ imports `{target}`, which its row's \"uses\" does not name")
 for line in wrong:
     print(line, file=sys.stderr)
-# Cycles between rooms of one module, reported (breaking them is tracked in docs/architecture.md).
+# No cycles between the rooms of one module: rooms form layers, each using only rooms below it. A cycle of any
+# length is found (Tarjan's strongly connected components) and fails, with the uses that close it.
 graph = {room: {r for r in files.values() if module_of(r) == module_of(room) and short(r, room) in uses[room]}
          for room in set(files.values())}
-cycles = sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] if a in graph.get(b, ())})
-for a, b in cycles:
-    print(f"check-layout: note: {a}/ and {b}/ use each other", file=sys.stderr)
+index, low, stack, on_stack, cycles = {}, {}, [], set(), []
+def connect(room):
+    index[room] = low[room] = len(index)
+    stack.append(room)
+    on_stack.add(room)
+    for other in sorted(graph[room]):
+        if other not in index:
+            connect(other)
+            low[room] = min(low[room], low[other])
+        elif other in on_stack:
+            low[room] = min(low[room], index[other])
+    if low[room] == index[room]:
+        component = []
+        while True:
+            member = stack.pop()
+            on_stack.discard(member)
+            component.append(member)
+            if member == room:
+                break
+        if len(component) > 1:
+            cycles.append(sorted(component))
+for room in sorted(graph):
+    if room not in index:
+        connect(room)
+for component in cycles:
+    closing = [f"{a}/ uses {short(b, a)} ({uses[a][short(b, a)]})" for a in component for b in component
+               if b in graph[a]]
+    wrong.append("check-layout: these rooms use each other in a cycle: " + "; ".join(closing))
+for line in wrong[len(wrong) - len(cycles):]:
+    print(line, file=sys.stderr)
 if missing or stale or wrong:
     sys.exit(1)
 print(f"check-layout: {len(actual)} folders, all in docs/architecture.md; {len(set(files.values()))} Swift rooms, "

@@ -92,8 +92,8 @@ public struct ClientConfiguration: Sendable, Hashable {
         return defaultOpenIDScopes.filter { $0 != offlineAccess || scopesSupported.contains(offlineAccess) }
     }
 
-    /// `offline_access`: the OpenID scope that asks for a refresh token (OpenID Connect Core §11).
-    static let offlineAccess = "offline_access"
+    /// `offline_access`: the OpenID scope that asks for a refresh token (``ServerEndpoints/offlineAccess``).
+    static let offlineAccess = ServerEndpoints.offlineAccess
 }
 
 extension ClientConfiguration: CustomStringConvertible {

@@ -120,10 +120,11 @@ public struct DPoPProof: Sendable, Hashable {
         return (origin, components.percentEncodedPath)
     }
 
-    /// Whole seconds since 1970 of `date`, held to the times a token file holds (``TokenSet/storedTimes``).
+    /// Whole seconds since 1970 of `date`, held to 1970 through 9999 (the times RFC 3339 writes,
+    /// as a token file's ``TokenSet/storedTimes``).
     static func seconds(_ date: Date) -> Int64 {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         guard seconds.isFinite else { return 0 }
-        return Int64(min(max(seconds, TokenSet.storedTimes.lowerBound), TokenSet.storedTimes.upperBound))
+        return Int64(min(max(seconds, 0), DateText.latest.timeIntervalSince1970))
     }
 }

@@ -68,11 +68,15 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         self.scopesSupported = scopesSupported.map(Self.bounded)
     }
 
+    /// `offline_access`: the OpenID scope that asks for a refresh token (OpenID Connect Core §11), kept when
+    /// `scopes_supported` is cut to its bound: the default scopes ask for it only when the server lists it.
+    static let offlineAccess = "offline_access"
+
     /// At most ``maximumScopesSupported`` scopes, `offline_access` kept when the list had it.
     static func bounded(_ scopes: [String]) -> [String] {
         guard scopes.count > maximumScopesSupported else { return scopes }
         var kept = Array(scopes.prefix(maximumScopesSupported))
-        let offline = ClientConfiguration.offlineAccess
+        let offline = offlineAccess
         if !kept.contains(offline), scopes.contains(offline) { kept[kept.count - 1] = offline }
         return kept
     }

@@ -8,7 +8,7 @@
 public struct DeviceAuthorizationResponse: WireMapped, Hashable {
     /// The longest polling interval taken from a server, in seconds: 3600 (one hour). A larger `interval`, here or
     /// with `slow_down` (``PollScheduler``), is read as this, so a stray huge number cannot stall a flow for ever.
-    public static let maximumInterval = 3600
+    public static let maximumInterval = WireKind.maximumInterval
 
     /// The longest device-code lifetime taken from a server: one day, in seconds (RFC 8628's examples use 1800).
     public static let maximumLifetime = 86_400

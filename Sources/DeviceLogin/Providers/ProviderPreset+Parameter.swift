@@ -150,3 +150,15 @@ extension ProviderPreset {
         }
     }
 }
+
+extension DeviceLoginError.Reason {
+    /// A provider preset's setting `parameter` is missing, not taken, or not valid.
+    public static func providerSetting(_ parameter: ProviderPreset.Parameter) -> Self {
+        Self(kind: .providerSetting, providerSettingName: parameter.rawValue)
+    }
+
+    /// The preset's setting at fault, for ``Kind/providerSetting``.
+    public var providerParameter: ProviderPreset.Parameter? {
+        providerSettingName.map(ProviderPreset.Parameter.init(rawValue:))
+    }
+}

@@ -32,6 +32,12 @@ public struct URLBinding: Sendable, Hashable, CustomStringConvertible {
     /// The path segments, normalised, without empty ones or dot segments: `["team", "app.git"]`.
     public let pathSegments: [String]
 
+    /// Whether this is a plain `http` URL off loopback: one a credential helper serves only from a profile that
+    /// allows insecure HTTP, on both of the CLI's paths.
+    package var isPlainHTTPOffLoopback: Bool {
+        scheme == "http" && !EndpointPolicy.isLoopback(host: host)
+    }
+
     /// Parses `text`: `https://host[:port][/path]`, or `host[:port][/path]` (then `https`), as Docker writes
     /// registry names. A query or fragment is ignored; user information is refused (it would be a credential).
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` saying what is wrong, and

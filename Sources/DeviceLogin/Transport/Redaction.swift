@@ -24,7 +24,7 @@ public struct Redaction: Sendable {
     ]
     /// Secret values shorter than this are not scrubbed by value (they would match ordinary text); by name they
     /// always are.
-    public static let minimumScrubbedLength = 6
+    public static let minimumScrubbedLength = KnownSecrets.minimumScrubbedLength
 
     /// Secret values seen so far, longest first.
     private var known: [String] = []
@@ -34,7 +34,7 @@ public struct Redaction: Sendable {
 
     /// The text that stands for a secret of `length` characters.
     public static func marker(length: Int) -> String {
-        "[redacted, \(length) chars]"
+        KnownSecrets.marker(length: length)
     }
 
     /// Remembers `value` as a secret, so ``scrub(_:)`` hides it wherever it appears.

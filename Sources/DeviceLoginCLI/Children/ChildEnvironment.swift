@@ -10,11 +10,16 @@ enum ChildEnvironment {
     /// API key). `--client-secret-file` is a path, not a secret.
     static let secretOptions = ["client-secret", "header"]
 
+    /// The variable `exec` puts the token in when `--env` names no other (``ExecCommand/defaultVariable``).
+    static let tokenVariable = "DEVICE_LOGIN_ACCESS_TOKEN"
+    /// The variable `exec` puts the DPoP proof `--dpop-url` asks for in (``ExecCommand/proofVariable``).
+    static let proofVariable = "DEVICE_LOGIN_DPOP_PROOF"
+
     /// The variables no child inherits: those of ``secretOptions``, and the ones `exec` writes a token or a proof
-    /// into (``ExecCommand/defaultVariable``, ``ExecCommand/proofVariable``).
+    /// into (``tokenVariable``, ``proofVariable``).
     static let secretVariables: [String] =
         secretOptions.map { OptionSpec.flag($0, "").environmentVariable }
-        + [ExecCommand.defaultVariable, ExecCommand.proofVariable]
+        + [tokenVariable, proofVariable]
 
     /// `environment` without ``secretVariables``.
     static func forChild(_ environment: [String: String]) -> [String: String] {

@@ -152,7 +152,7 @@ enum LoginCommand {
             // kept nowhere are revoked (RFC 7009, as `logout` does), as are those a store could not save
             // (`revokingIfNotSaved`): none stays valid with no copy anywhere. A reader that closed the pipe early lost
             // them too; they are revoked all the same, and nothing is said (the process ends by SIGPIPE, quietly).
-            let code = CLI.unwritten(error, context: context)
+            let code = ExitCode.unwritten(error, stderr: context.stderr)
             let revoked = savedTo == nil ? await revokeAll(state) : false
             if error.readerIsGone { return code }
             if let savedTo {

@@ -116,8 +116,8 @@ enum ManPage {
     static let otherVariables = [
         ("DEVICE_LOGIN_HOME", "The profile directory; an absolute path."),
         ("XDG_STATE_HOME, HOME", "The profile directory when DEVICE_LOGIN_HOME is not set (see FILES)."),
-        (ExecCommand.defaultVariable, "Set by exec for its command: the access token (unless --env names another)."),
-        (ExecCommand.proofVariable, "Set by exec for its command with --dpop-url: a DPoP proof."),
+        (ChildEnvironment.tokenVariable, "Set by exec for its command: the access token (unless --env names another)."),
+        (ChildEnvironment.proofVariable, "Set by exec for its command with --dpop-url: a DPoP proof."),
         (
             "https_proxy, HTTPS_PROXY, http_proxy, all_proxy, ALL_PROXY, no_proxy, NO_PROXY",
             "Proxies (libcurl); upper-case HTTP_PROXY is ignored, as curl does."

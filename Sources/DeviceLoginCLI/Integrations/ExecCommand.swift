@@ -7,9 +7,9 @@ import DeviceLogin
 /// process's arguments, which every user sees in `ps`. The command is run and waited for by ``ChildLauncher``.
 enum ExecCommand {
     /// The variable that holds the token when `--env` is not given.
-    static let defaultVariable = "DEVICE_LOGIN_ACCESS_TOKEN"
+    static let defaultVariable = ChildEnvironment.tokenVariable
     /// The variable that holds the DPoP proof `--dpop-url` asks for.
-    static let proofVariable = "DEVICE_LOGIN_DPOP_PROOF"
+    static let proofVariable = ChildEnvironment.proofVariable
     /// The most words COMMAND and its arguments may have (each at most ``ArgumentParser/maximumArgumentLength``
     /// bytes; the kernel's own limit on the whole is about 2 MB).
     static let maximumWords = 65_536

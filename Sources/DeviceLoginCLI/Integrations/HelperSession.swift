@@ -72,7 +72,7 @@ struct HelperSession: Sendable {
     /// endpoints, applied to where the token goes. (A profile bound to an `http` URL with `login --for` was bound
     /// to it on purpose.) Pure, for the fast lane too (``FastLane/profile(_:serving:process:)``).
     static func refusesPlainHTTP(_ url: URLBinding, allowInsecureHTTP: Bool) -> Bool {
-        url.scheme == "http" && !allowInsecureHTTP && !EndpointPolicy.isLoopback(host: url.host)
+        !allowInsecureHTTP && url.isPlainHTTPOffLoopback
     }
 
     /// Every saved profile with its bindings, sorted by name; a profile file that cannot be read is skipped with a

@@ -26,7 +26,7 @@ enum FastLane {
     final class Process {
         /// The value of an environment variable (`getenv`).
         let environment: (String) -> String?
-        /// The whole environment, for a command `exec` runs (``CLIProcess/processEnvironment()``).
+        /// The whole environment, for a command `exec` runs (``ProcessEnvironment/whole()``).
         let wholeEnvironment: () -> [String: String]
         /// Standard output.
         let stdout: ResultSink
@@ -41,7 +41,7 @@ enum FastLane {
 
         init(
             environment: @escaping (String) -> String?, stdin: StandardInput, stdout: ResultSink, now: Date,
-            wholeEnvironment: @escaping () -> [String: String] = CLIProcess.processEnvironment,
+            wholeEnvironment: @escaping () -> [String: String] = ProcessEnvironment.whole,
             stderr: TextSink = .fileDescriptor(2)
         ) {
             self.environment = environment
@@ -66,35 +66,6 @@ enum FastLane {
     struct Answer: Equatable {
         var text: String = ""
         var code: ExitCode = .success
-    }
-
-    /// Answers `arguments` (without the program name; after ``CLI/arguments(program:_:)``) when the lane can.
-    /// - Returns: The exit code when it answered; nil when the full path must run.
-    static func answer(_ arguments: [String], process: Process) -> ExitCode? {
-        guard let answer = self.answer(to: arguments, process: process) else { return nil }
-        do throws(ResultSink.WriteError) {
-            try process.stdout.write(answer.text)
-            return answer.code
-        } catch {
-            // As the full path reports an unwritten result.
-            return CLI.unwritten(error, stderr: .fileDescriptor(2))
-        }
-    }
-
-    /// The answer to `arguments`, written by no one yet (for `exec`, its command has run); nil when the full path
-    /// must answer.
-    static func answer(to arguments: [String], process: Process) -> Answer? {
-        guard let name = arguments.first else { return nil }
-        let rest = Array(arguments.dropFirst())
-        switch name {
-        case TokenCommand.spec.name: return TokenCommand.fastAnswer(rest, process: process)
-        case CurlConfigCommand.spec.name: return CurlConfigCommand.fastAnswer(rest, process: process)
-        case KubectlCredentialCommand.name: return KubectlCredentialCommand.fastAnswer(rest, process: process)
-        case GitCredentialCommand.name: return GitCredentialCommand.fastAnswer(rest, process: process)
-        case DockerCredentialCommand.name: return DockerCredentialCommand.fastAnswer(rest, process: process)
-        case ExecCommand.spec.name: return ExecCommand.fastAnswer(rest, process: process)
-        default: return nil
-        }
     }
 
     /// The options `spec` was given, when they are only those in `allowed` (by option name); nil for anything
@@ -148,7 +119,7 @@ enum FastLane {
     static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> RecordGlance?? {
         guard let store = store(process) else { return nil }
         if let name = options.value("profile") {
-            guard !HelperSession.refusesPlainHTTP(url, allowInsecureHTTP: false) else { return nil }
+            guard !url.isPlainHTTPOffLoopback else { return nil }
             guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
             return .some(glance)
         }

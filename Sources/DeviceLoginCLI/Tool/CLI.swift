@@ -123,14 +123,7 @@ package enum CLI {
     /// closed the pipe early (``ResultSink/WriteError/readerIsGone``) says nothing and returns
     /// ``ExitCode/readerGone``.
     static func unwritten(_ error: ResultSink.WriteError, context: CLIContext) -> ExitCode {
-        unwritten(error, stderr: context.stderr)
-    }
-
-    /// ``unwritten(_:context:)`` for a process without a context (the fast lane).
-    static func unwritten(_ error: ResultSink.WriteError, stderr: TextSink) -> ExitCode {
-        guard !error.readerIsGone else { return .readerGone }
-        stderr.line("device-login: " + error.message)
-        return .ioError
+        ExitCode.unwritten(error, stderr: context.stderr)
     }
 
     /// Prints a one-line usage error and where to find help; returns ``ExitCode/usage``.

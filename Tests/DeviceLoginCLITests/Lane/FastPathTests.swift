@@ -129,7 +129,7 @@ struct FastPathTests {
     #endif
 
     @Test func theEnvironmentIsReadAsGetenvReadsIt() throws {
-        let environment = CLIProcess.processEnvironment()
+        let environment = ProcessEnvironment.whole()
 
         #expect(!environment.isEmpty)
         for (name, value) in environment {

@@ -61,6 +61,10 @@ extension WireKind where Value == Int {
 }
 
 extension WireKind where Value == Int {
+    /// The longest wait in seconds read from a server's `interval`: one hour
+    /// (``DeviceAuthorizationResponse/maximumInterval``, which says why).
+    static let maximumInterval = 3600
+
     /// A wait in seconds that the server asks for (a polling `interval`), written as a JSON number: never read as
     /// shorter than sent. A fraction rounds up; anything above `cap`, infinity and numbers too large for any integer
     /// included, reads as `cap`, and anything below `-cap` as `-cap` (the caller gives no meaning to a wait of 0 or

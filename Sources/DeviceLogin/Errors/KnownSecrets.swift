@@ -11,7 +11,7 @@
 /// ``DeviceLoginError``) and again where text is shown (the event encoder, the CLI's terminal text).
 ///
 /// Process-wide on purpose: an error made deep in a refresh must not depend on its caller passing the right values
-/// along. A value shorter than ``Redaction/minimumScrubbedLength`` is not remembered (it would match ordinary text),
+/// along. A value shorter than ``minimumScrubbedLength`` is not remembered (it would match ordinary text),
 /// and at most ``capacity-type.property`` values are kept, the oldest forgotten first.
 ///
 /// ```swift
@@ -19,6 +19,15 @@
 /// KnownSecrets.scrub("token \(refreshToken) was revoked")  // "token [redacted, 43 chars] was revoked"
 /// ```
 public struct KnownSecrets: Sendable {
+    /// Secret values shorter than this are not scrubbed by value (they would match ordinary text); the trace
+    /// (``Redaction``) hides shorter ones by name.
+    public static let minimumScrubbedLength = 6
+
+    /// The text that stands for a secret of `length` characters: `[redacted, N chars]`.
+    public static func marker(length: Int) -> String {
+        "[redacted, \(length) chars]"
+    }
+
     /// How many values are kept at most: enough for every secret of many profiles and several rotations.
     public static let capacity = 256
 
@@ -54,7 +63,7 @@ public struct KnownSecrets: Sendable {
         }
     }
 
-    /// `text` with every secret this process remembered replaced by ``Redaction/marker(length:)``.
+    /// `text` with every secret this process remembered replaced by ``marker(length:)``.
     public static func scrub(_ text: String) -> String {
         shared.withLock { $0 }.scrub(text)
     }
@@ -67,7 +76,7 @@ public struct KnownSecrets: Sendable {
     /// Remembers `value` as the most recent, the least recently remembered value forgotten beyond
     /// ``capacity-property``; nil and short values are ignored.
     mutating func remember(_ value: String?) {
-        guard let value, value.count >= Redaction.minimumScrubbedLength else { return }
+        guard let value, value.count >= Self.minimumScrubbedLength else { return }
         if values.last == value { return }
         if let index = values.firstIndex(of: value) {
             values.remove(at: index)
@@ -92,7 +101,7 @@ public struct KnownSecrets: Sendable {
     /// `text` with every remembered value replaced by its marker. Where values overlap or one lies inside another,
     /// the whole stretch they cover is replaced by one marker, so that no part of either is left shown.
     func scrub(_ text: String) -> String {
-        guard !byPrefix.isEmpty, text.utf8.count >= Redaction.minimumScrubbedLength else { return text }
+        guard !byPrefix.isEmpty, text.utf8.count >= Self.minimumScrubbedLength else { return text }
         let bytes = Array(text.utf8)
         var spans: [Range<Int>] = []
         var position = 0
@@ -111,7 +120,7 @@ public struct KnownSecrets: Sendable {
         var kept = 0
         for span in spans {
             result += String(decoding: bytes[kept..<span.lowerBound], as: UTF8.self)
-            result += Redaction.marker(length: String(decoding: bytes[span], as: UTF8.self).count)
+            result += Self.marker(length: String(decoding: bytes[span], as: UTF8.self).count)
             kept = span.upperBound
         }
         return result + String(decoding: bytes[kept...], as: UTF8.self)
@@ -126,7 +135,7 @@ public struct KnownSecrets: Sendable {
         }
     }
 
-    /// The four bytes at `position` as one key (every value has at least ``Redaction/minimumScrubbedLength``).
+    /// The four bytes at `position` as one key (every value has at least ``minimumScrubbedLength``).
     private static func prefix(_ bytes: [UInt8], at position: Int) -> UInt32 {
         UInt32(bytes[position]) << 24 | UInt32(bytes[position + 1]) << 16 | UInt32(bytes[position + 2]) << 8
             | UInt32(bytes[position + 3])

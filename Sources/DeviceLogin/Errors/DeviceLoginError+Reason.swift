@@ -77,8 +77,9 @@ extension DeviceLoginError {
         public private(set) var formatVersion: Int?
         /// The ID of the process at fault, for ``Kind/pendingSignInBusy``, when known.
         public private(set) var processID: Int?
-        /// The preset's setting at fault, for ``Kind/providerSetting``.
-        public private(set) var providerParameter: ProviderPreset.Parameter?
+        /// The name of the preset's setting at fault, for ``Kind/providerSetting`` (typed: `providerParameter`, in
+        /// the providers' room, which this room does not reach).
+        public private(set) var providerSettingName: String?
 
         /// `endpoint` is in neither the server's metadata nor the configuration.
         public static func missingEndpoint(_ endpoint: Endpoint) -> Reason {
@@ -93,11 +94,6 @@ extension DeviceLoginError {
 
         /// The client may not use the device authorization grant.
         public static let deviceGrantNotAllowed = Reason(kind: .deviceGrantNotAllowed)
-
-        /// A provider preset's setting `parameter` is missing, not taken, or not valid.
-        public static func providerSetting(_ parameter: ProviderPreset.Parameter) -> Reason {
-            Reason(kind: .providerSetting, providerParameter: parameter)
-        }
 
         /// Nobody is signed in to `profile` (any more).
         public static func notSignedIn(profile: String) -> Reason {
@@ -127,7 +123,7 @@ extension DeviceLoginError {
             if let path { facts.append("path: \(path)") }
             if let formatVersion { facts.append("version: \(formatVersion)") }
             if let processID { facts.append("pid: \(processID)") }
-            if let providerParameter { facts.append("setting: \(providerParameter)") }
+            if let providerSettingName { facts.append("setting: \(providerSettingName)") }
             return facts.isEmpty ? kind.description : "\(kind)(\(facts.joined(separator: ", ")))"
         }
     }

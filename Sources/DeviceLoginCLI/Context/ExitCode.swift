@@ -125,3 +125,14 @@ struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
         }
     }
 }
+
+extension ExitCode {
+    /// Says on `stderr` that the result could not be written and returns ``ioError``; for a reader that closed the
+    /// pipe early (``ResultSink/WriteError/readerIsGone``) says nothing and returns ``readerGone``. For a process
+    /// without a context (the fast lane); ``CLI/unwritten(_:context:)`` with one.
+    static func unwritten(_ error: ResultSink.WriteError, stderr: TextSink) -> ExitCode {
+        guard !error.readerIsGone else { return .readerGone }
+        stderr.line("device-login: " + error.message)
+        return .ioError
+    }
+}

@@ -115,7 +115,7 @@ public struct OAuthError: Error, Sendable, Hashable {
     /// The `interval` a server sent along with `slow_down` (GitHub does), if any, read as the device authorization
     /// response's is: a fraction rounded up, anything above ``DeviceAuthorizationResponse/maximumInterval`` as it.
     public var interval: Int? {
-        let kind = WireKind.waitSeconds(atMost: DeviceAuthorizationResponse.maximumInterval)
+        let kind = WireKind.waitSeconds(atMost: WireKind.maximumInterval)
         return kind.first(["interval"], in: additionalFields)
     }
 }

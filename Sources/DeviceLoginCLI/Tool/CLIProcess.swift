@@ -29,7 +29,7 @@ package enum CLIProcess {
         // Before any secret is read: no core file, not dumpable (issue 8, "a hardened process").
         let hardening = ProcessHardening.apply()
         let closed = reserveStandardDescriptors()
-        if !keepsRuntimeCrashReports(variable: environmentVariable) {
+        if !keepsRuntimeCrashReports(variable: ProcessEnvironment.variable) {
             ProcessHardening.removeCrashHandlers()
         }
         signal(SIGPIPE, SIG_IGN)
@@ -39,12 +39,13 @@ package enum CLIProcess {
         var stdin = StandardInput.fileDescriptor(0)
         if hardening.isHardened, !closed.contains(1) {
             let process = FastLane.Process(
-                environment: environmentVariable, stdin: stdin, stdout: .fileDescriptor(1), now: SystemTime.now())
+                environment: ProcessEnvironment.variable, stdin: stdin, stdout: .fileDescriptor(1),
+                now: SystemTime.now())
             if let code = FastLane.answer(arguments, process: process) { end(code) }
             stdin = .replaying(process.inputRead, then: stdin)
         }
 
-        let environment = processEnvironment()
+        let environment = ProcessEnvironment.whole()
         let terminal = TerminalCapabilities.detect(fileDescriptor: 2, environment: environment)
         let context = CLIContext(
             environment: environment,
@@ -99,35 +100,6 @@ package enum CLIProcess {
     /// - Parameter variable: An environment lookup (`getenv`: this runs before the environment is read whole).
     static func keepsRuntimeCrashReports(variable: (String) -> String?) -> Bool {
         variable("SWIFT_BACKTRACE") != nil
-    }
-
-    /// One environment variable, as `getenv` reads it.
-    static func environmentVariable(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
-    }
-
-    /// The process's environment, read from `environ`: as `getenv` (and so libcurl) reads it, the first of two
-    /// entries with the same name wins, and an entry without `=` is ignored.
-    ///
-    /// Not `ProcessInfo.processInfo.environment`: setting up `ProcessInfo` costs more start-up time than the token
-    /// fast path may spend (issue 9), and nothing else of it is used.
-    static func processEnvironment() -> [String: String] {
-        var environment: [String: String] = [:]
-        #if canImport(Darwin)
-        let table = _NSGetEnviron()?.pointee
-        #else
-        let table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
-        #endif
-        guard var entry = table else { return environment }
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
-                let name = String(text[..<equals])
-                if environment[name] == nil { environment[name] = String(text[text.utf8.index(after: equals)...]) }
-            }
-            entry += 1
-        }
-        return environment
     }
 
     /// Opens `/dev/null` on each of descriptors 0, 1 and 2 that the process started without, so that nothing
