@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension FileTokenStore {
     /// The first pause between two attempts at a held lock: 2 ms, doubling up to ``maximumLockBackoff``.
@@ -65,7 +58,7 @@ extension FileTokenStore {
             let fd = try await BlockingIO.run { [self] in
                 try ensureDirectory()
                 do {
-                    return try POSIX.openFile(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+                    return try POSIX.openLockFile(path)
                 } catch let error as SystemCallError {
                     throw storageError(error, doing: "open the lock file", path: path)
                 }
@@ -142,7 +135,7 @@ extension FileTokenStore {
             "failed_at \(seconds)\n"
             + String(decoding: Array(message.utf8.prefix(Self.maximumFailureMessageBytes)), as: UTF8.self)
         _ = try? await BlockingIO.run {
-            guard let fd = try? POSIX.openFile(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC) else { return }
+            guard let fd = try? POSIX.openExistingFile(path, forWriting: true) else { return }
             defer { POSIX.closeFile(fd) }
             try? POSIX.truncate(fd)
             try? POSIX.writeFully(fd, Array(text.utf8))
@@ -154,7 +147,7 @@ extension FileTokenStore {
     public func lastRefreshFailure(profile name: String) async -> (at: Date, message: String)? {
         guard let path = try? lockPath(profile: name) else { return nil }
         let bytes: [UInt8]? = try? await BlockingIO.run { () throws -> [UInt8]? in
-            guard let fd = try? POSIX.openFile(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) else { return nil }
+            guard let fd = try? POSIX.openExistingFile(path, forWriting: false) else { return nil }
             defer { POSIX.closeFile(fd) }
             return try? POSIX.readUpTo(fd, limit: Self.maximumFailureMessageBytes + 64)
         }

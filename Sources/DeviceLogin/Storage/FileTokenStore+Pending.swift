@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension FileTokenStore {
     /// The largest pending-authorization file read: 64 KiB.
@@ -140,7 +133,7 @@ extension FileTokenStore {
             try ensureDirectory()
             let fd: Int32
             do {
-                fd = try POSIX.openFile(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+                fd = try POSIX.openLockFile(path)
             } catch let error as SystemCallError {
                 throw storageError(error, doing: "open the lock file", path: path)
             }
@@ -157,7 +150,7 @@ extension FileTokenStore {
                     )
                 }
                 try POSIX.truncate(fd)
-                try POSIX.writeFully(fd, Array("\(getpid())\n".utf8))
+                try POSIX.writeFully(fd, Array("\(POSIX.processID)\n".utf8))
             } catch let error as SystemCallError {
                 POSIX.closeFile(fd)
                 throw storageError(error, doing: "lock", path: path)

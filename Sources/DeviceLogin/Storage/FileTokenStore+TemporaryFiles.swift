@@ -58,7 +58,7 @@ extension FileTokenStore {
             return
         }
         guard let path = try? lockPath(profile: name),
-            let fd = try? POSIX.openFile(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+            let fd = try? POSIX.openLockFile(path)
         else { return }
         defer { POSIX.closeFile(fd) }
         guard (try? POSIX.tryLock(fd)) == true else { return }

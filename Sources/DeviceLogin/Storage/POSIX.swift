@@ -64,6 +64,21 @@ enum POSIX {
         }
     }
 
+    /// Opens, creating it (0600) when missing, a lock file: for reading and writing, never through a symbolic link,
+    /// never inherited by a child.
+    static func openLockFile(_ path: String) throws -> Int32 {
+        try openFile(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+    }
+
+    /// Opens an existing file for reading only, or writing only: never through a symbolic link, never inherited by
+    /// a child.
+    static func openExistingFile(_ path: String, forWriting: Bool) throws -> Int32 {
+        try openFile(path, (forWriting ? O_WRONLY : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC)
+    }
+
+    /// This process's ID.
+    static var processID: Int32 { getpid() }
+
     static func closeFile(_ fd: Int32) {
         _ = close(fd)
     }
