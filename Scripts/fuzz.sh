@@ -5,7 +5,7 @@
 #   sanitizer      the terminal sanitiser and SafeURI, with their promises checked on every input
 #   http-request   the testing kit's HTTP/1.1 request parser, fed in chunks
 #   git-credential git's credential-helper protocol as git-credential reads and writes it
-#   stored-record  the fast lane's JSON parser and record glance, checked against JSONDecoder and the full decoder
+#   stored-record  the one reader of a stored record (the strict JSON parser and ProfileRecord), checked to round-trip
 # Each target starts from its checked-in seed corpus (Tests/Fuzz/Corpus/NAME) in a working copy under .build/fuzz,
 # runs for SECONDS (default 60), and prints its executions and corpus size. A crash, a failed check or a sanitizer
 # report fails the script and leaves the input in .build/fuzz/artifacts/NAME/.

@@ -22,18 +22,33 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     /// The issuer identifier, when known.
     public var issuer: String?
     /// The device authorization endpoint (RFC 8628 §3.1).
-    public var deviceAuthorization: URL
+    public var deviceAuthorization: URL {
+        get { storedDeviceAuthorization.url }
+        set { storedDeviceAuthorization = EndpointURL(newValue) }
+    }
     /// The token endpoint (RFC 6749 §3.2).
-    public var token: URL
+    public var token: URL {
+        get { storedToken.url }
+        set { storedToken = EndpointURL(newValue) }
+    }
     /// The revocation endpoint (RFC 7009), if any.
-    public var revocation: URL?
+    public var revocation: URL? {
+        get { storedRevocation?.url }
+        set { storedRevocation = newValue.map(EndpointURL.init) }
+    }
     /// The userinfo endpoint (OpenID Connect Core §5.3), if any.
-    public var userinfo: URL?
+    public var userinfo: URL? {
+        get { storedUserinfo?.url }
+        set { storedUserinfo = newValue.map(EndpointURL.init) }
+    }
     /// Whether the server is an OpenID provider (decides the default scopes and ID-token handling).
     public var isOpenIDProvider: Bool
     /// `jwks_uri`: where the server publishes the keys its ID tokens are signed with (OpenID Connect Discovery 1.0
     /// §3), if known. Without it ID tokens cannot be verified.
-    public var jwks: URL?
+    public var jwks: URL? {
+        get { storedJWKS?.url }
+        set { storedJWKS = newValue.map(EndpointURL.init) }
+    }
     /// `id_token_signing_alg_values_supported`: the algorithms the server signs ID tokens with, when its metadata
     /// lists them; nil for RS256 only, the OpenID Connect default.
     public var idTokenSigningAlgorithms: [String]?
@@ -41,6 +56,13 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     /// ``maximumScopesSupported`` of them; nil when it lists none. Decides whether the default scopes ask for
     /// `offline_access` (``ClientConfiguration/defaultScopes(isOpenIDProvider:scopesSupported:)``).
     public var scopesSupported: [String]?
+
+    // The endpoints as given, or as read from a profile's file: text made into a URL on use (``EndpointURL``).
+    private var storedDeviceAuthorization: EndpointURL
+    private var storedToken: EndpointURL
+    private var storedRevocation: EndpointURL?
+    private var storedUserinfo: EndpointURL?
+    private var storedJWKS: EndpointURL?
 
     /// The most entries of `scopes_supported` kept: a server that lists more is still heard on `offline_access`.
     public static let maximumScopesSupported = 256
@@ -57,13 +79,26 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         idTokenSigningAlgorithms: [String]? = nil,
         scopesSupported: [String]? = nil
     ) {
+        self.init(
+            issuer: issuer, stored: EndpointURL(deviceAuthorization), token: EndpointURL(token),
+            revocation: revocation.map(EndpointURL.init), userinfo: userinfo.map(EndpointURL.init),
+            isOpenIDProvider: isOpenIDProvider, jwks: jwks.map(EndpointURL.init),
+            idTokenSigningAlgorithms: idTokenSigningAlgorithms, scopesSupported: scopesSupported
+        )
+    }
+
+    private init(
+        issuer: String?, stored deviceAuthorization: EndpointURL, token: EndpointURL, revocation: EndpointURL?,
+        userinfo: EndpointURL?, isOpenIDProvider: Bool, jwks: EndpointURL?, idTokenSigningAlgorithms: [String]?,
+        scopesSupported: [String]?
+    ) {
         self.issuer = issuer
-        self.deviceAuthorization = deviceAuthorization
-        self.token = token
-        self.revocation = revocation
-        self.userinfo = userinfo
+        self.storedDeviceAuthorization = deviceAuthorization
+        self.storedToken = token
+        self.storedRevocation = revocation
+        self.storedUserinfo = userinfo
         self.isOpenIDProvider = isOpenIDProvider
-        self.jwks = jwks
+        self.storedJWKS = jwks
         self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
         self.scopesSupported = scopesSupported.map(Self.bounded)
     }
@@ -119,5 +154,49 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
                 throw DeviceLoginError(.insecureEndpoint, error.message, transportError: error)
             }
         }
+    }
+}
+
+extension ServerEndpoints {
+    /// Reads endpoints in the stored form (a profile's `endpoints`), as ``init(stored:)`` reads them; they are written
+    /// by the compiler's `Encodable`, under ``CodingKeys``.
+    public init(from decoder: Decoder) throws {
+        let value = try decoder.singleValueContainer().decode(JSONValue.self)
+        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+    }
+
+    /// Reads endpoints in the stored form: part of the one reader of a profile's file
+    /// (``ProfileRecord/init(stored:)``). Each endpoint must be an absolute `http(s)` URI (``EndpointURL``); it is
+    /// made into a `URL` when a request uses it, so reading a profile on the fast lane starts no URL parser.
+    /// - Throws: ``DeviceLoginError`` naming the first field that cannot be read.
+    package init(stored fields: JSONFields) throws {
+        typealias Key = CodingKeys
+        self.init(
+            issuer: try fields.stringIfPresent(Key.issuer.rawValue),
+            stored: try fields.string(Key.deviceAuthorization.rawValue, as: EndpointURL.init(stored:)),
+            token: try fields.string(Key.token.rawValue, as: EndpointURL.init(stored:)),
+            revocation: try fields.stringIfPresent(Key.revocation.rawValue, as: EndpointURL.init(stored:)),
+            userinfo: try fields.stringIfPresent(Key.userinfo.rawValue, as: EndpointURL.init(stored:)),
+            isOpenIDProvider: try fields.bool(Key.isOpenIDProvider.rawValue),
+            jwks: try fields.stringIfPresent(Key.jwks.rawValue, as: EndpointURL.init(stored:)),
+            idTokenSigningAlgorithms: try fields.stringsIfPresent(Key.idTokenSigningAlgorithms.rawValue),
+            scopesSupported: try fields.stringsIfPresent(Key.scopesSupported.rawValue)
+        )
+    }
+
+    /// Writes the stored form: each endpoint as its text, under ``CodingKeys`` (what the compiler's `Encodable`
+    /// wrote when the endpoints were `URL`s).
+    public func encode(to encoder: any Encoder) throws {
+        typealias Key = CodingKeys
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encodeIfPresent(issuer, forKey: .issuer)
+        try container.encode(storedDeviceAuthorization.text, forKey: .deviceAuthorization)
+        try container.encode(storedToken.text, forKey: .token)
+        try container.encodeIfPresent(storedRevocation?.text, forKey: .revocation)
+        try container.encodeIfPresent(storedUserinfo?.text, forKey: .userinfo)
+        try container.encode(isOpenIDProvider, forKey: .isOpenIDProvider)
+        try container.encodeIfPresent(storedJWKS?.text, forKey: .jwks)
+        try container.encodeIfPresent(idTokenSigningAlgorithms, forKey: .idTokenSigningAlgorithms)
+        try container.encodeIfPresent(scopesSupported, forKey: .scopesSupported)
     }
 }

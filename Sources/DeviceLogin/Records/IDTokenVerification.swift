@@ -96,19 +96,25 @@ extension IDTokenVerification: Codable {
         case keysUnavailableAt = "keys_unavailable_at"
     }
 
-    /// Reads a verdict in the stored form (times as Unix seconds, like the rest of a token file).
+    /// Reads a verdict in the stored form, as ``init(stored:)`` reads it.
     public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let outcome = try container.decode(String.self, forKey: .outcome)
+        let value = try decoder.singleValueContainer().decode(JSONValue.self)
+        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+    }
+
+    /// Reads a verdict in the stored form (times as Unix seconds, like the rest of a token file): part of the one
+    /// reader of a profile's file (``ProfileRecord/init(stored:)``).
+    /// - Throws: ``DeviceLoginError`` naming the first field that cannot be read.
+    package init(stored fields: JSONFields) throws {
         self.init(
             // An outcome a later version writes is not believed.
-            outcome: Outcome(rawValue: outcome) ?? .undetermined,
-            problem: try container.decodeIfPresent(String.self, forKey: .problem),
-            algorithm: try container.decodeIfPresent(String.self, forKey: .algorithm),
-            keyID: try container.decodeIfPresent(String.self, forKey: .keyID),
-            tokenDigest: try container.decodeIfPresent(String.self, forKey: .tokenDigest),
-            checkedAt: try container.decodeStoredTime(forKey: .checkedAt),
-            keysUnavailableAt: try container.decodeStoredTimeIfPresent(forKey: .keysUnavailableAt)
+            outcome: Outcome(rawValue: try fields.string(CodingKeys.outcome.rawValue)) ?? .undetermined,
+            problem: try fields.stringIfPresent(CodingKeys.problem.rawValue),
+            algorithm: try fields.stringIfPresent(CodingKeys.algorithm.rawValue),
+            keyID: try fields.stringIfPresent(CodingKeys.keyID.rawValue),
+            tokenDigest: try fields.stringIfPresent(CodingKeys.tokenDigest.rawValue),
+            checkedAt: try fields.storedTime(CodingKeys.checkedAt.rawValue),
+            keysUnavailableAt: try fields.storedTimeIfPresent(CodingKeys.keysUnavailableAt.rawValue)
         )
     }
 

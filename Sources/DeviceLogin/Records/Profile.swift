@@ -230,25 +230,32 @@ extension Profile: Codable {
         case provider
     }
 
-    /// Reads a profile, validating its name.
+    /// Reads a profile in the stored form, as ``init(stored:)`` reads it.
     public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let value = try decoder.singleValueContainer().decode(JSONValue.self)
+        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+    }
+
+    /// Reads a profile in the stored form, checked as a profile made in code is checked (its name, its bindings, its
+    /// user name): part of the one reader of a profile's file (``ProfileRecord/init(stored:)``).
+    /// - Throws: ``DeviceLoginError`` naming the first field that cannot be read, or why the profile is invalid.
+    package init(stored fields: JSONFields) throws {
+        typealias Key = CodingKeys
         try self.init(
-            name: try container.decode(String.self, forKey: .name),
-            issuer: try container.decodeIfPresent(String.self, forKey: .issuer),
-            endpoints: try container.decode(ServerEndpoints.self, forKey: .endpoints),
-            clientID: try container.decode(String.self, forKey: .clientID),
-            scopes: try container.decodeIfPresent([String].self, forKey: .scopes),
-            resources: try container.decodeIfPresent([String].self, forKey: .resources) ?? [],
-            clientAuthentication: try container.decodeIfPresent(
-                ClientAuthentication.Method.self, forKey: .clientAuthentication
-            ) ?? .none,
-            clientSecret: try container.decodeIfPresent(String.self, forKey: .clientSecret),
-            allowInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowInsecureHTTP) ?? false,
-            bindings: try container.decodeIfPresent([URLBinding].self, forKey: .bindings) ?? [],
-            username: try container.decodeIfPresent(String.self, forKey: .username),
-            usesDPoP: try container.decodeIfPresent(Bool.self, forKey: .usesDPoP) ?? false,
-            provider: try container.decodeIfPresent(String.self, forKey: .provider)
+            name: try fields.string(Key.name.rawValue),
+            issuer: try fields.stringIfPresent(Key.issuer.rawValue),
+            endpoints: try ServerEndpoints(stored: try fields.object(Key.endpoints.rawValue)),
+            clientID: try fields.string(Key.clientID.rawValue),
+            scopes: try fields.stringsIfPresent(Key.scopes.rawValue),
+            resources: try fields.stringsIfPresent(Key.resources.rawValue) ?? [],
+            clientAuthentication: try fields.stringIfPresent(
+                Key.clientAuthentication.rawValue, as: ClientAuthentication.Method.init(rawValue:)) ?? .none,
+            clientSecret: try fields.stringIfPresent(Key.clientSecret.rawValue),
+            allowInsecureHTTP: try fields.boolIfPresent(Key.allowInsecureHTTP.rawValue) ?? false,
+            bindings: try fields.stringsIfPresent(Key.bindings.rawValue, as: URLBinding.init) ?? [],
+            username: try fields.stringIfPresent(Key.username.rawValue),
+            usesDPoP: try fields.boolIfPresent(Key.usesDPoP.rawValue) ?? false,
+            provider: try fields.stringIfPresent(Key.provider.rawValue)
         )
     }
 

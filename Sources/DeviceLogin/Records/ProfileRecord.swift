@@ -33,17 +33,24 @@ public struct ProfileRecord: Sendable, Hashable, Codable {
         self.revision = 0
     }
 
-    /// Reads a record; one written before revisions existed has revision 0.
+    /// Reads a record in the stored form, as ``init(stored:)`` reads it.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        version = try container.decode(Int.self, forKey: .version)
-        profile = try container.decode(Profile.self, forKey: .profile)
-        tokens = try container.decodeIfPresent(TokenSet.self, forKey: .tokens)
-        revision = try container.decodeIfPresent(Int.self, forKey: .revision) ?? 0
-        guard revision >= 0 else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .revision, in: container, debugDescription: "a revision is never negative")
-        }
+        let value = try decoder.singleValueContainer().decode(JSONValue.self)
+        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+    }
+
+    /// Reads a record in the stored form: the one reader of a profile's file, for ``FileTokenStore`` on every
+    /// path — the CLI's fast lane included — and for `Codable`. One written before revisions existed has revision 0.
+    /// Any ``version`` is read; the store refuses one newer than ``currentVersion`` before it reads the rest.
+    /// - Throws: ``DeviceLoginError`` naming the first field that cannot be read (``JSONFields``), or the reason a
+    ///   value is refused (an invalid profile name, a time outside ``TokenSet/storedTimes``).
+    package init(stored fields: JSONFields) throws {
+        version = try fields.integer(CodingKeys.version.rawValue)
+        profile = try Profile(stored: try fields.object(CodingKeys.profile.rawValue))
+        tokens = try fields.objectIfPresent(CodingKeys.tokens.rawValue).map(TokenSet.init(stored:))
+        revision = try fields.integerIfPresent(CodingKeys.revision.rawValue) ?? 0
+        // A revision is never negative.
+        guard revision >= 0 else { throw fields.invalid(CodingKeys.revision.rawValue) }
     }
 
     /// The profile's name (the store's key).

@@ -19,20 +19,32 @@ extension TokenSet: Codable {
         case idTokenVerification = "id_token_verification"
     }
 
-    /// Reads a token set in the stored form.
+    /// Reads a token set in the stored form, as ``init(stored:)`` reads it.
     public init(from decoder: Decoder) throws {
-        let main = try ResourceToken(from: decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let value = try decoder.singleValueContainer().decode(JSONValue.self)
+        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+    }
+
+    /// Reads a token set in the stored form: part of the one reader of a profile's file
+    /// (``ProfileRecord/init(stored:)``).
+    /// - Throws: ``DeviceLoginError`` naming the first field that cannot be read, or a time outside
+    ///   ``storedTimes``.
+    package init(stored fields: JSONFields) throws {
+        let main = try ResourceToken(stored: fields)
+        var resourceTokens: [String: ResourceToken] = [:]
+        if let resources = try fields.objectIfPresent(CodingKeys.resourceTokens.rawValue) {
+            for name in resources.members.keys {
+                resourceTokens[name] = try ResourceToken(stored: try resources.object(name))
+            }
+        }
         self.init(
             accessToken: main.accessToken, tokenType: main.tokenType, expiresAt: main.expiresAt,
-            refreshToken: try container.decodeIfPresent(String.self, forKey: .refreshToken),
-            idToken: try container.decodeIfPresent(String.self, forKey: .idToken),
-            scope: main.scope, issuedAt: main.issuedAt,
-            resourceTokens: try container.decodeIfPresent([String: ResourceToken].self, forKey: .resourceTokens) ?? [:],
+            refreshToken: try fields.stringIfPresent(CodingKeys.refreshToken.rawValue),
+            idToken: try fields.stringIfPresent(CodingKeys.idToken.rawValue),
+            scope: main.scope, issuedAt: main.issuedAt, resourceTokens: resourceTokens,
             // A verdict that cannot be read is no verdict: the token is judged again.
-            idTokenVerification: (try? container.decodeIfPresent(
-                IDTokenVerification.self, forKey: .idTokenVerification
-            )) ?? nil
+            idTokenVerification: try? fields.objectIfPresent(CodingKeys.idTokenVerification.rawValue).map(
+                IDTokenVerification.init(stored:))
         )
     }
 
@@ -59,15 +71,22 @@ extension TokenSet.ResourceToken: Codable {
         case issuedAt = "issued_at"
     }
 
-    /// Reads a resource token in the stored form.
+    /// Reads a resource token in the stored form, as ``init(stored:)`` reads it.
     public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let value = try decoder.singleValueContainer().decode(JSONValue.self)
+        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+    }
+
+    /// Reads a resource token in the stored form (the main token's fields are a token set's own).
+    /// - Throws: ``DeviceLoginError`` naming the first field that cannot be read, or a time outside
+    ///   ``TokenSet/storedTimes``.
+    package init(stored fields: JSONFields) throws {
         self.init(
-            accessToken: try container.decode(String.self, forKey: .accessToken),
-            tokenType: try container.decode(String.self, forKey: .tokenType),
-            expiresAt: try container.decodeStoredTimeIfPresent(forKey: .expiresAt),
-            scope: try container.decodeIfPresent(String.self, forKey: .scope),
-            issuedAt: try container.decodeStoredTime(forKey: .issuedAt)
+            accessToken: try fields.string(CodingKeys.accessToken.rawValue),
+            tokenType: try fields.string(CodingKeys.tokenType.rawValue),
+            expiresAt: try fields.storedTimeIfPresent(CodingKeys.expiresAt.rawValue),
+            scope: try fields.stringIfPresent(CodingKeys.scope.rawValue),
+            issuedAt: try fields.storedTime(CodingKeys.issuedAt.rawValue)
         )
     }
 
@@ -121,14 +140,40 @@ extension TokenSet {
 
     /// The one message for a time outside ``storedTimes``: the field and the value, never a token.
     static func outOfRange(_ seconds: Double, field path: [any CodingKey]) -> String {
-        let field = path.map(\.stringValue).joined(separator: ".")
-        return "\(field) is \(seconds), outside the times a token file holds (Unix seconds from 0 to 253402300799, "
+        outOfRange(seconds, field: path.map(\.stringValue).joined(separator: "."))
+    }
+
+    /// The same message for a field named by its dotted path.
+    static func outOfRange(_ seconds: Double, field: String) -> String {
+        "\(field) is \(seconds), outside the times a token file holds (Unix seconds from 0 to 253402300799, "
             + "the years 1970 to 9999)"
     }
 }
 
-extension KeyedDecodingContainer {
+extension JSONFields {
     /// A time stored as Unix seconds, which must lie in ``TokenSet/storedTimes``.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` naming the field when it is missing,
+    ///   not a number, or outside.
+    func storedTime(_ key: String) throws -> Date {
+        try storedTime(number(key), key)
+    }
+
+    /// ``storedTime(_:)`` for an optional field: nil when absent or null.
+    func storedTimeIfPresent(_ key: String) throws -> Date? {
+        try numberIfPresent(key).map { try storedTime($0, key) }
+    }
+
+    private func storedTime(_ seconds: Double, _ key: String) throws -> Date {
+        guard TokenSet.storedTimes.contains(seconds) else {
+            throw DeviceLoginError(.storage, TokenSet.outOfRange(seconds, field: name(of: key)))
+        }
+        return Date(unixSeconds: seconds)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A time stored as Unix seconds, which must lie in ``TokenSet/storedTimes``: for the pending sign-in file, which
+    /// `JSONDecoder` reads.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` naming the field when it does not;
     ///   a `DecodingError` when the value is missing or not a number.
     func decodeStoredTime(forKey key: Key) throws -> Date {

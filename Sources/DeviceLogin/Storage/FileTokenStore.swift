@@ -149,16 +149,14 @@ public struct FileTokenStore: TokenStore {
         return try await BlockingIO.run { [self] in try readRecord(at: path, profile: name) }
     }
 
-    /// A glance at a profile's record (``RecordGlance``): the checks and the one read of ``load(profile:)``, on the
-    /// calling thread and without `JSONDecoder`. For a process that has started no concurrency yet — the CLI's fast
-    /// lane, which answers `device-login token` before anything else starts — where blocking the caller is
-    /// blocking no one.
-    /// - Returns: nil when the record is missing or the glance cannot read it (``load(profile:)`` then says why).
-    /// - Throws: The errors of ``load(profile:)`` about the directory and the file.
-    package func glanceOnCallingThread(profile name: String) throws -> RecordGlance? {
-        let path = try filePath(profile: name)
-        guard let bytes = try readRecordBytes(at: path, profile: name) else { return nil }
-        return RecordGlance(bytes, profile: name)
+    /// ``load(profile:)`` on the calling thread: the same checks, the same one read and the same reader
+    /// (``ProfileRecord/init(stored:)``), without `JSONDecoder` or `Codable`. For a process that has started no
+    /// concurrency yet — the CLI's fast lane, which answers `device-login token` before anything else starts —
+    /// where blocking the caller is blocking no one.
+    /// - Returns: The record, or nil when there is none.
+    /// - Throws: The errors of ``load(profile:)``.
+    package func loadOnCallingThread(profile name: String) throws -> ProfileRecord? {
+        try readRecord(at: try filePath(profile: name), profile: name)
     }
 
     /// Replaces a profile's record atomically and durably.
@@ -188,16 +186,13 @@ public struct FileTokenStore: TokenStore {
         return bytes
     }
 
-    private struct RevisionProbe: Decodable {
-        var revision: Int?
-    }
-
     /// The revision of the record at `path`: 0 when there is none, it has none, or it cannot be read.
     func storedRevision(at path: String) -> Int {
         guard let bytes = try? readPrivateFile(at: path, kind: "token file", maximumBytes: Self.maximumFileBytes),
-            let probe = try? JSONDecoder().decode(RevisionProbe.self, from: Data(bytes))
+            let value = try? JSONParser.parse(bytes), let fields = try? JSONFields(value),
+            let revision = try? fields.integerIfPresent("revision")
         else { return 0 }
-        return max(0, probe.revision ?? 0)
+        return max(0, revision)
     }
 
     /// Deletes a profile's record and its DPoP key file, if any, while holding the profile's lock, so that no
@@ -234,7 +229,7 @@ public struct FileTokenStore: TokenStore {
         try await BlockingIO.run { [self] in try profileNamesOnCallingThread() }
     }
 
-    /// ``profileNames()`` on the calling thread, as ``glanceOnCallingThread(profile:)`` reads.
+    /// ``profileNames()`` on the calling thread, as ``loadOnCallingThread(profile:)`` reads.
     package func profileNamesOnCallingThread() throws -> [String] {
         guard try checkDirectory() else { return [] }
         let entries: [String]
@@ -307,16 +302,13 @@ public struct FileTokenStore: TokenStore {
         }
     }
 
+    /// A profile's record, after the checks of the directory and the file; nil when there is none.
     private func readRecord(at path: String, profile name: String) throws -> ProfileRecord? {
-        guard let bytes = try readRecordBytes(at: path, profile: name) else { return nil }
-        return try Self.decode(bytes, path: path, profile: name)
-    }
-
-    /// The bytes of a profile's file, after the checks of the directory and the file; nil when there is none.
-    private func readRecordBytes(at path: String, profile name: String) throws -> [UInt8]? {
         guard try checkDirectory() else { return nil }
         removeStaleTemporaryFiles(profile: name, holdingLock: false)
-        return try readPrivateFile(at: path, kind: "token file", maximumBytes: Self.maximumFileBytes)
+        guard let bytes = try readPrivateFile(at: path, kind: "token file", maximumBytes: Self.maximumFileBytes)
+        else { return nil }
+        return try Self.decode(bytes, path: path, profile: name)
     }
 
     /// Reads one of the store's private files (`kind` names it in errors: "token file"): one open without following
@@ -439,18 +431,17 @@ public struct FileTokenStore: TokenStore {
         }
     }
 
-    private struct VersionProbe: Decodable {
-        var version: Int?
-    }
-
+    /// Reads the record in `bytes`, the file of profile `name` at `path`, with the one reader
+    /// (``ProfileRecord/init(stored:)``) through the strict ``JSONParser``: a format version newer than this one
+    /// understands is refused before anything else is read.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` naming the file, what is wrong
+    ///   with it (a field by its path, never a value) and what to do.
     static func decode(_ bytes: [UInt8], path: String, profile name: String) throws -> ProfileRecord {
-        let data = Data(bytes)
         let hint = "move it aside (mv \(path) \(path).bad) and sign in again"
-        let decoder = JSONDecoder()
-        guard let probe = try? decoder.decode(VersionProbe.self, from: data) else {
+        guard let value = try? JSONParser.parse(bytes), let fields = try? JSONFields(value) else {
             throw DeviceLoginError(.storage, "the token file \(path) is corrupt: it is not a JSON object", hint: hint)
         }
-        if let version = probe.version, version > ProfileRecord.currentVersion {
+        if let version = try? fields.integerIfPresent("version"), version > ProfileRecord.currentVersion {
             throw DeviceLoginError(
                 .storage,
                 "the token file \(path) has format version \(version), newer than this version understands",
@@ -460,13 +451,9 @@ public struct FileTokenStore: TokenStore {
         }
         let record: ProfileRecord
         do {
-            record = try decoder.decode(ProfileRecord.self, from: data)
+            record = try ProfileRecord(stored: fields)
         } catch let error as DeviceLoginError {
             throw DeviceLoginError(.storage, "the token file \(path) is corrupt: \(error.message)", hint: hint)
-        } catch {
-            throw DeviceLoginError(
-                .storage, "the token file \(path) is corrupt: \(describe(error))", hint: hint
-            )
         }
         guard record.name == name else {
             throw DeviceLoginError(
@@ -474,26 +461,6 @@ public struct FileTokenStore: TokenStore {
             )
         }
         return record
-    }
-
-    /// A short reason for a decoding failure that shows field names, never values.
-    private static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "it cannot be decoded" }
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return keys.isEmpty ? "the top level" : keys
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let parent = path(context)
-            return "the field \(key.stringValue) is missing" + (parent == "the top level" ? "" : " in \(parent)")
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "\(path(context)) has the wrong type"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "it is not valid JSON" : "\(path(context)) is invalid"
-        @unknown default:
-            return "it cannot be decoded"
-        }
     }
 
     // MARK: - Helpers

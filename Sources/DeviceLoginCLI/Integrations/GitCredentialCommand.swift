@@ -108,11 +108,13 @@ enum GitCredentialCommand {
         let nothing = FastLane.Answer(text: "")
         guard let url = served else { return nothing }
         guard let found = FastLane.profile(options, serving: url, process: process) else { return nil }
-        guard let glance = found else { return nothing }
-        guard let username = answerUsername(asked: request.username, username: glance.username) else { return nothing }
+        guard let record = found else { return nothing }
+        guard let username = answerUsername(asked: request.username, username: record.profile.username) else {
+            return nothing
+        }
         guard
             let (token, expiresAt) = FastLane.storedToken(
-                glance, lifetime: HelperSession.minimumLifetime, process: process)
+                record, lifetime: HelperSession.minimumLifetime, process: process)
         else { return nil }
         return (try? GitCredentialRequest.encode(answer(username: username, token: token, expiresAt: expiresAt)))
             .map { FastLane.Answer(text: $0) }

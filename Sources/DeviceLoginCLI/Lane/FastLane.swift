@@ -14,7 +14,7 @@ import Foundation
 /// (``ChildLauncher/runOnCallingThread(_:environment:)``).
 ///
 /// The lane answers only what it can answer exactly as the full path would: the command's own option table and
-/// parser, the store's own read and checks (``FileTokenStore/glanceOnCallingThread(profile:)``), the same validity
+/// parser, the store's one reader of a record (``FileTokenStore/loadOnCallingThread(profile:)``), the same validity
 /// rule (``TokenSet/accessToken(validAfter:)`` with the refresh margin), the same answer formatting. Anything else —
 /// no profile, a token to refresh, an option or environment variable it does not take, a file that cannot be
 /// read, a profile whose client configuration is incomplete — it leaves to the full path, which then answers it,
@@ -104,51 +104,54 @@ enum FastLane {
         -> (token: String, expiresAt: Date?)?
     {
         guard let store = store(process),
-            let glance = try? store.glanceOnCallingThread(profile: options.value("profile") ?? Profile.defaultName)
+            let record = try? store.loadOnCallingThread(profile: options.value("profile") ?? Profile.defaultName)
         else { return nil }
-        return storedToken(glance, lifetime: lifetime, process: process)
+        return storedToken(record, lifetime: lifetime, process: process)
     }
 
     /// The profile that serves `url`, as ``HelperSession/open(_:serving:command:context:)`` finds it: the one
     /// `--profile` names, else the one ``ProfileChoice`` chooses: the one rule both paths follow, over the same
-    /// normalised ``URLBinding``s.
-    /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a profile the
-    ///   glance cannot read, which the full path reads or skips with a warning; two that tie, which it refuses;
-    ///   plain `http` off loopback for `--profile`, which it refuses unless the profile allows it: the glance does
-    ///   not say).
-    static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> RecordGlance?? {
+    /// normalised ``URLBinding``s, with records read by the store's one reader.
+    /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a profile that
+    ///   cannot be read, which the full path skips with a warning; two that tie, which it refuses; plain `http` off
+    ///   loopback for a `--profile` that does not allow it, which it refuses).
+    static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> ProfileRecord?? {
         guard let store = store(process) else { return nil }
         if let name = options.value("profile") {
-            guard !url.isPlainHTTPOffLoopback else { return nil }
-            guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
-            return .some(glance)
+            guard let record = try? store.loadOnCallingThread(profile: name),
+                !(url.isPlainHTTPOffLoopback && !record.profile.allowInsecureHTTP)
+            else { return nil }
+            return .some(record)
         }
         guard let names = try? store.profileNamesOnCallingThread() else { return nil }
-        var glances: [(name: String, glance: RecordGlance)] = []
+        var records: [ProfileRecord] = []
         for name in names {
-            // A record the glance cannot read may still be one the full path reads: it decides, and warns.
-            guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
-            glances.append((name, glance))
+            // A record that cannot be read: the full path skips it with a warning, so the lane leaves it that.
+            guard let record = try? store.loadOnCallingThread(profile: name) else { return nil }
+            records.append(record)
         }
-        switch ProfileChoice(serving: url, among: glances.map { ($0.name, $0.glance.bindings) }) {
+        switch ProfileChoice(serving: url, among: records.map { ($0.profile.name, $0.profile.bindings) }) {
         case .none: return .some(nil)
-        case .profile(let name): return glances.first { $0.name == name }.map { .some($0.glance) }
+        case .profile(let name): return records.first { $0.profile.name == name }.map { .some($0) }
         case .tie: return nil
         }
     }
 
-    /// The access token `glance` shows, when it stays valid for `lifetime` or the refresh margin, the longer.
-    static func storedToken(_ glance: RecordGlance, lifetime: Duration, process: Process)
+    /// The access token `record` holds, when it stays valid for `lifetime` or the refresh margin, the longer.
+    static func storedToken(_ record: ProfileRecord, lifetime: Duration, process: Process)
         -> (token: String, expiresAt: Date?)?
     {
         // The full path makes the client configuration before it looks at the tokens, and fails when the profile
         // needs a client secret it does not store: so does the lane, by leaving it to the full path.
-        guard glance.hasClientConfiguration else { return nil }
-        // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
-        // makes.
-        guard glance.tokenType?.lowercased() == "bearer" else { return nil }
+        let profile = record.profile
+        guard ClientAuthentication(profile.clientAuthentication, secret: profile.clientSecret) != nil,
+            let tokens = record.tokens,
+            // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
+            // makes.
+            tokens.isBearer
+        else { return nil }
         let validAfter = process.now.addingTimeInterval(max(TokenState.defaultRefreshMargin, lifetime).timeInterval)
-        guard let token = glance.accessToken(validAfter: validAfter) else { return nil }
-        return (token, glance.expiresAt)
+        guard let token = tokens.accessToken(validAfter: validAfter) else { return nil }
+        return (token, tokens.expiresAt)
     }
 }

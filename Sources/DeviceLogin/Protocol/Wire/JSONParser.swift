@@ -1,12 +1,11 @@
 /// A strict JSON parser (RFC 8259) into ``JSONValue``, without `JSONDecoder`.
 ///
-/// For the start-up of the CLI's fast lane, which reads a stored profile before anything else runs: `JSONDecoder`
-/// and `Codable` instantiate generic metadata at run time, which costs more than the lane's whole answer. It is
-/// stricter than `JSONDecoder`, never more lenient, so a caller that falls back to the decoder on an error loses
-/// nothing: it refuses duplicate keys, invalid UTF-8, unpaired surrogates, control characters in strings, leading
-/// zeros, a byte-order mark, anything after the value, nesting deeper than ``maximumDepth``, numbers that do not
-/// fit a `Double`, and two forms JSONDecoder refuses (some or all of) though they are JSON: a zero with an exponent
-/// (`0e8`, `-0.0e3`) and a number that underflows to zero (`1e-400`).
+/// For what the CLI reads before anything else runs — a stored profile (``FileTokenStore``'s one reader,
+/// ``ProfileRecord/init(stored:)``, on every path) and kubectl's `KUBERNETES_EXEC_INFO`: `JSONDecoder` and `Codable`
+/// instantiate generic metadata at run time, which costs more than the fast lane's whole answer. It refuses duplicate
+/// keys, invalid UTF-8, unpaired surrogates, control characters in strings, leading zeros, a byte-order mark,
+/// anything after the value, nesting deeper than ``maximumDepth``, and numbers that do not fit a `Double` (too large,
+/// or so small that they would read as zero).
 package struct JSONParser {
     /// The deepest nesting of arrays and objects accepted.
     static let maximumDepth = 64
@@ -211,15 +210,9 @@ package struct JSONParser {
             throw failure("a number out of range", at: start)
         }
         let mantissa = digits.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
-        if value == 0 {
-            // A zero with an exponent (`0e8`, `-0.0e3`, `0.00e1`) is JSON, but Foundation's JSONDecoder refuses many
-            // of them, by no rule this parser could follow (it takes `0.0e1` and `-0e1`, refuses `0e1` and
-            // `-0.0e1`): so this parser refuses them all, as it must never read what the decoder does not.
-            // JSONDecoder refuses a number that underflows to zero (`1e-400`): so does this parser.
-            if mantissa.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
-                throw failure("a number too small for a Double", at: start)
-            }
-            if mantissa.count < digits.count { throw failure("a zero with an exponent", at: start) }
+        // A number that underflows to zero (`1e-400`) does not fit a Double: it would read as another number.
+        if value == 0, mantissa.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
+            throw failure("a number too small for a Double", at: start)
         }
         return value
     }
