@@ -1,0 +1,157 @@
+import DeviceLogin
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The PAM module's configuration (`/etc/device-login/pam.conf`, or the module's `config=FILE`), docs/ssh.md: one
+/// `key = value` a line, `#` comments and blank lines ignored, every key at most once, unknown keys refused.
+///
+/// Parsing is pure (``parse(_:)``); ``load(path:)`` adds the file's checks (a regular file, bounded, writable by
+/// no one but root or its owner) and reads the client secret file the same way.
+struct PAMConfiguration: Sendable, Equatable {
+    /// Which claim of the verified ID token must equal the PAM user.
+    enum UsernameClaim: String, Sendable, Equatable, CaseIterable {
+        case preferredUsername = "preferred_username"
+        case email
+        case subject = "sub"
+    }
+
+    /// The issuer the endpoints are discovered from (`issuer`).
+    var issuer: String
+    /// The client ID (`client_id`).
+    var clientID: String
+    /// The file that holds the client secret, for a confidential client (`client_secret_file`).
+    var clientSecretFile: String?
+    /// The scopes asked for (`scope`, space-separated); `openid` is always among them.
+    var scopes: [String]
+    /// The claim that must equal the PAM user (`username_claim`).
+    var usernameClaim: UsernameClaim
+    /// The values of which one must be in the groups claim (`allowed_groups`); empty for no group check.
+    var allowedGroups: [String]
+    /// The claim holding the person's groups or roles (`groups_claim`).
+    var groupsClaim: String
+    /// How long the sign-in may take, in seconds (`deadline`).
+    var deadline: Int
+    /// Whether the prompt carries a QR code (`qr`).
+    var qr: Bool
+
+    /// Where the module looks when it is given no `config=FILE`.
+    static let defaultPath = "/etc/device-login/pam.conf"
+    /// The largest file read, in bytes.
+    static let maximumFileBytes = 16 * 1024
+    /// The longest line, in bytes.
+    static let maximumLineBytes = 1024
+    /// The most groups `allowed_groups` may list.
+    static let maximumGroups = 64
+    /// The deadline's bounds, in seconds: sshd's `LoginGraceTime` is 120 s by default.
+    static let deadlineRange = 10...600
+    /// The deadline without a `deadline` line.
+    static let defaultDeadline = 100
+    /// The keys a file may hold.
+    static let keys = [
+        "issuer", "client_id", "client_secret_file", "scope", "username_claim", "allowed_groups", "groups_claim",
+        "deadline", "qr",
+    ]
+
+    /// Why a configuration is refused: the line (0 for the whole file) and the reason.
+    struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        var line: Int
+        var reason: String
+
+        var description: String { line > 0 ? "line \(line): \(reason)" : reason }
+    }
+
+    /// Reads a configuration from its text.
+    /// - Throws: ``Problem`` for a malformed, unknown, repeated or out-of-bounds line, or a missing required key.
+    static func parse(_ text: String) throws(Problem) -> PAMConfiguration {
+        guard text.utf8.count <= maximumFileBytes else {
+            throw Problem(line: 0, reason: "the file is larger than \(maximumFileBytes) bytes")
+        }
+        var values: [String: (value: String, line: Int)] = [:]
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            guard raw.utf8.count <= maximumLineBytes else {
+                throw Problem(line: number, reason: "the line is longer than \(maximumLineBytes) bytes")
+            }
+            let line = raw.trimmed()
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard line.unicodeScalars.allSatisfy({ !$0.isUnsafeToShow || $0 == "\t" }) else {
+                throw Problem(line: number, reason: "the line holds a control or invisible character")
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw Problem(line: number, reason: "expected `key = value`")
+            }
+            let key = line[..<equals].trimmed()
+            let value = line[line.index(after: equals)...].trimmed()
+            guard keys.contains(key) else {
+                let shown = Sanitizer.sanitize(key, maxLength: 64)
+                throw Problem(line: number, reason: "unknown key '\(shown)' (known: \(keys.joined(separator: ", ")))")
+            }
+            if let earlier = values[key] {
+                throw Problem(line: number, reason: "'\(key)' is given twice (first on line \(earlier.line))")
+            }
+            guard !value.isEmpty else { throw Problem(line: number, reason: "'\(key)' has no value") }
+            values[key] = (value, number)
+        }
+        return try PAMConfiguration(values)
+    }
+
+    private init(_ values: [String: (value: String, line: Int)]) throws(Problem) {
+        func required(_ key: String) throws(Problem) -> String {
+            guard let value = values[key]?.value else { throw Problem(line: 0, reason: "'\(key)' is missing") }
+            return value
+        }
+        func problem(_ key: String, _ reason: String) -> Problem {
+            Problem(line: values[key]?.line ?? 0, reason: reason)
+        }
+        issuer = try required("issuer")
+        guard let url = URL(string: issuer), let scheme = url.scheme?.lowercased(),
+            scheme == "https" || scheme == "http",
+            url.host != nil
+        else { throw problem("issuer", "'issuer' must be an http(s) URL") }
+        clientID = try required("client_id")
+        guard !clientID.contains(where: \.isWhitespace) else {
+            throw problem("client_id", "'client_id' may not hold spaces")
+        }
+        clientSecretFile = values["client_secret_file"]?.value
+        if let file = clientSecretFile, !file.hasPrefix("/") {
+            throw problem("client_secret_file", "'client_secret_file' must be an absolute path")
+        }
+        var scopes = (values["scope"]?.value ?? "openid").split(separator: " ").map(String.init)
+        if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
+        self.scopes = scopes
+        let claim = values["username_claim"]?.value ?? UsernameClaim.preferredUsername.rawValue
+        guard let usernameClaim = UsernameClaim(rawValue: claim) else {
+            let known = UsernameClaim.allCases.map(\.rawValue).joined(separator: ", ")
+            throw problem("username_claim", "'username_claim' must be one of \(known)")
+        }
+        self.usernameClaim = usernameClaim
+        allowedGroups = (values["allowed_groups"]?.value ?? "").split(whereSeparator: { $0 == " " || $0 == "," })
+            .map(String.init)
+        guard allowedGroups.count <= Self.maximumGroups else {
+            throw problem("allowed_groups", "'allowed_groups' lists more than \(Self.maximumGroups) groups")
+        }
+        groupsClaim = values["groups_claim"]?.value ?? "groups"
+        if values["groups_claim"] != nil, allowedGroups.isEmpty {
+            throw problem("groups_claim", "'groups_claim' is given without 'allowed_groups'")
+        }
+        if let text = values["deadline"]?.value {
+            guard let seconds = Int(text), Self.deadlineRange.contains(seconds) else {
+                let range = Self.deadlineRange
+                throw problem(
+                    "deadline", "'deadline' must be whole seconds, \(range.lowerBound) to \(range.upperBound)")
+            }
+            deadline = seconds
+        } else {
+            deadline = Self.defaultDeadline
+        }
+        switch values["qr"]?.value ?? "off" {
+        case "on": qr = true
+        case "off": qr = false
+        default: throw problem("qr", "'qr' must be on or off")
+        }
+    }
+}
