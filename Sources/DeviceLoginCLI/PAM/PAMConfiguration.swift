@@ -71,7 +71,7 @@ struct PAMConfiguration: Sendable, Equatable {
             throw Problem(line: 0, reason: "the file is larger than \(maximumFileBytes) bytes")
         }
         var values: [String: (value: String, line: Int)] = [:]
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let number = index + 1
             guard raw.utf8.count <= maximumLineBytes else {
                 throw Problem(line: number, reason: "the line is longer than \(maximumLineBytes) bytes")
