@@ -279,3 +279,26 @@ def test_the_helpers_whole_process_group_is_killed(fake_helper, module_path, tmp
     while helpers_running(str(tmp_path / "pam.conf")) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert helpers_running(str(tmp_path / "pam.conf")) == []
+
+
+def test_install_pam_puts_the_module_beside_its_helper(config, tmp_path):
+    """Scripts/install.sh --pam: DIR/lib/security/pam_device_login.so, which finds DIR/bin/device-login by itself
+    (no helper=): the helper runs, and says the server is down."""
+    prefix = tmp_path / "prefix"
+    installed = subprocess.run(["bash", str(REPO_ROOT / "Scripts" / "install.sh"), "--prefix", str(prefix), "--bin",
+                                str(binary_path()), "--pam"], capture_output=True, text=True, timeout=120)
+    assert installed.returncode == 0, installed.stderr
+    module = prefix / "lib" / "security" / "pam_device_login.so"
+    assert module.is_file()
+    services = tmp_path / "services"
+    services.mkdir()
+    (services / "device-login-test").write_text(f"auth required {module} config={config(issuer='http://127.0.0.1:9')}\n")
+    environment = dict(os.environ, LD_PRELOAD=WRAPPER, PAM_WRAPPER="1", PAM_WRAPPER_SERVICE_DIR=str(services),
+                       PAM_WRAPPER_DEBUGLEVEL="2", PATH="/usr/bin:/bin")
+    run = subprocess.run(["pamtester", "device-login-test", "alice", "authenticate"], capture_output=True, text=True,
+                         env=environment, stdin=subprocess.DEVNULL, timeout=TIMEOUT)
+    assert run.returncode != 0
+    assert "could not fetch the server's metadata" in run.stderr + run.stdout
+    removed = subprocess.run(["bash", str(REPO_ROOT / "Scripts" / "install.sh"), "--prefix", str(prefix),
+                              "--uninstall"], capture_output=True, text=True, timeout=60)
+    assert removed.returncode == 0 and not module.exists()
