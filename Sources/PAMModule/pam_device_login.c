@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -151,6 +152,7 @@ static int spawn_helper(const char *path, const char *config, const char *user, 
 {
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(pipe_fds[0]);
@@ -159,8 +161,10 @@ static int spawn_helper(const char *path, const char *config, const char *user, 
     }
     if (pid == 0) {
         /* The helper: a process group of its own (killed as a whole), a clean signal state, no descriptor of the
-         * application's, and an environment of our own. */
+         * application's, and an environment of our own. It dies with the process that runs PAM: when sshd ends that
+         * one with SIGTERM (a client gone mid-sign-in), this module gets no chance to kill the group itself. */
         setpgid(0, 0);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

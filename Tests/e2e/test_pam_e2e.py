@@ -302,3 +302,205 @@ def test_install_pam_puts_the_module_beside_its_helper(config, tmp_path):
     removed = subprocess.run(["bash", str(REPO_ROOT / "Scripts" / "install.sh"), "--prefix", str(prefix),
                               "--uninstall"], capture_output=True, text=True, timeout=60)
     assert removed.returncode == 0 and not module.exists()
+
+
+# --- A real OpenSSH server ---------------------------------------------------------------------------------------
+# sshd runs on a free loopback port with its own sshd_config and host key, under pam_wrapper (its PAM service `sshd`
+# is our file) and nss_wrapper (the user alice exists only in our passwd file), so nothing of the system's is changed
+# but the privilege separation folder sshd needs (/run/sshd). The client is the real ssh, on a pseudo-terminal.
+
+NSS_WRAPPER = "libnss_wrapper.so"
+
+
+def free_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class SSHServer:
+    def __init__(self, tmp_path, module, config, deadline=None):
+        require(Path("/usr/sbin/sshd").exists() and shutil.which("ssh") and shutil.which("ssh-keygen"),
+                "OpenSSH is missing (Debian: openssh-server, openssh-client)")
+        require(os.geteuid() == 0, "sshd must start as root")
+        require(any(Path(d, NSS_WRAPPER).exists() for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+                                                            "/usr/lib")), "nss_wrapper is missing (libnss-wrapper)")
+        Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)
+        folder = tmp_path / "sshd"
+        folder.mkdir()
+        home = "/"  # a folder nobody (alice's uid) may enter
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(folder / "host_key")], check=True)
+        (folder / "passwd").write_text(Path("/etc/passwd").read_text()
+                                       + f"alice:x:65534:65534:Alice:{home}:/bin/sh\n")
+        (folder / "group").write_text(Path("/etc/group").read_text())
+        services = folder / "services"
+        services.mkdir()
+        arguments = [str(module), f"config={config}", f"helper={binary_path()}"]
+        if deadline:
+            arguments.append(f"deadline={deadline}")
+        (services / "sshd").write_text(f"auth required {' '.join(arguments)}\n"
+                                       "account required pam_permit.so\nsession required pam_permit.so\n")
+        self.port = free_port()
+        (folder / "sshd_config").write_text(textwrap.dedent(f"""\
+            Port {self.port}
+            ListenAddress 127.0.0.1
+            HostKey {folder / 'host_key'}
+            PidFile none
+            UsePAM yes
+            KbdInteractiveAuthentication yes
+            PasswordAuthentication no
+            PubkeyAuthentication no
+            AuthenticationMethods keyboard-interactive
+            PermitRootLogin no
+            StrictModes no
+            LoginGraceTime 60
+            UseDNS no
+            PrintMotd no
+            """))
+        environment = dict(os.environ, LD_PRELOAD=f"{WRAPPER} {NSS_WRAPPER}", PAM_WRAPPER="1",
+                           PAM_WRAPPER_SERVICE_DIR=str(services), NSS_WRAPPER_PASSWD=str(folder / "passwd"),
+                           NSS_WRAPPER_GROUP=str(folder / "group"))
+        self.log_path = folder / "sshd.log"
+        self.log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(folder / "sshd_config")],
+                                        stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, env=environment)
+        deadline_at = time.monotonic() + 10
+        while b"Server listening" not in self.log_path.read_bytes():
+            if self.process.poll() is not None or time.monotonic() > deadline_at:
+                pytest.fail(f"sshd did not start:\n{self.log_path.read_text(errors='replace')}")
+            time.sleep(0.05)
+
+    def healthy(self):
+        """Whether sshd still runs and greets a new connection with its version."""
+        import socket
+        if self.process.poll() is not None:
+            return False
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as connection:
+            return connection.recv(64).startswith(b"SSH-2.0-")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+        self.log.close()
+
+
+class SSHClient:
+    """The real ssh client on a pseudo-terminal, as a person at a terminal runs it."""
+
+    def __init__(self, server, command="echo signed-in-as-$(id -un)-$((6*7))"):
+        import pty
+        arguments = ["ssh", "-F", "/dev/null", "-p", str(server.port), "-o", "StrictHostKeyChecking=no",
+                     "-o", "UserKnownHostsFile=/dev/null", "-o", "PreferredAuthentications=keyboard-interactive",
+                     "-o", "NumberOfPasswordPrompts=1", "-o", "LogLevel=ERROR", "alice@127.0.0.1", command]
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execvp("ssh", arguments)
+        self._output = []
+        self._prompted = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        while True:
+            try:
+                chunk = os.read(self.fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self._output.append(chunk)
+            if b"Press Enter once you have approved" in b"".join(self._output):
+                self._prompted.set()
+
+    @property
+    def output(self):
+        return b"".join(self._output).decode(errors="replace")
+
+    def user_code(self):
+        if not self._prompted.wait(TIMEOUT):
+            pytest.fail(f"no prompt within {TIMEOUT} s; the client shows:\n{self.output}")
+        return CODE_LINE.search(self.output).group(1)
+
+    def press_enter(self):
+        os.write(self.fd, b"\r")
+
+    def finish(self):
+        deadline_at = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline_at:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self._reader.join(timeout=5)
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+            time.sleep(0.05)
+        self.kill()
+        pytest.fail(f"ssh still running after {TIMEOUT} s; it shows:\n{self.output}")
+
+    def kill(self):
+        try:
+            os.kill(self.pid, 9)
+            os.waitpid(self.pid, 0)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.fixture
+def sshd_factory(tmp_path, module_path):
+    servers = []
+
+    def start(config, deadline=None):
+        servers.append(SSHServer(tmp_path, module_path, config, deadline))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def test_ssh_approved_sign_in_opens_a_shell(server, config, sshd_factory):
+    sshd = sshd_factory(config())
+    client = SSHClient(sshd)
+    code = client.user_code()
+    assert "Only continue if you started this sign-in on " in client.output
+    approve(server.base_url, code)
+    client.press_enter()
+    assert client.finish() == 0, client.output + sshd.log_path.read_text(errors="replace")
+    assert "signed-in-as-nobody-42" in client.output
+    print("--- the SSH session as the client saw it ---\n" + client.output)
+
+
+def test_ssh_denied_sign_in_is_refused(server, config, sshd_factory):
+    sshd = sshd_factory(config())
+    client = SSHClient(sshd)
+    deny(server.base_url, client.user_code())
+    client.press_enter()
+    assert client.finish() == 255
+    assert "Permission denied" in client.output
+    assert "signed-in-as" not in client.output
+
+
+def test_ssh_deadline_refuses_and_sshd_stays_healthy(config, sshd_factory):
+    sshd = sshd_factory(config(), deadline=5)
+    client = SSHClient(sshd)
+    client.user_code()
+    client.press_enter()
+    assert client.finish() == 255
+    assert "signed-in-as" not in client.output
+    assert sshd.healthy()
+    assert helpers_running(str(config().parent / "pam.conf")) == []
+
+
+def test_ssh_disconnect_mid_sign_in_leaves_no_helper(config, sshd_factory):
+    path = config()
+    sshd = sshd_factory(path)
+    client = SSHClient(sshd)
+    client.user_code()
+    assert helpers_running(str(path)) != []  # the helper is polling
+    client.kill()
+    deadline_at = time.monotonic() + 10
+    while helpers_running(str(path)) and time.monotonic() < deadline_at:
+        time.sleep(0.1)
+    assert helpers_running(str(path)) == [], sshd.log_path.read_text(errors="replace")
+    assert sshd.healthy()
