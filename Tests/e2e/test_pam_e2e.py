@@ -320,7 +320,7 @@ def free_port():
 
 
 class SSHServer:
-    def __init__(self, tmp_path, module, config, deadline=None):
+    def __init__(self, tmp_path, module, config, deadline=None, helper=None):
         require(Path("/usr/sbin/sshd").exists() and shutil.which("ssh") and shutil.which("ssh-keygen"),
                 "OpenSSH is missing (Debian: openssh-server, openssh-client)")
         require(os.geteuid() == 0, "sshd must start as root")
@@ -332,11 +332,12 @@ class SSHServer:
         home = "/"  # a folder nobody (alice's uid) may enter
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(folder / "host_key")], check=True)
         (folder / "passwd").write_text(Path("/etc/passwd").read_text()
-                                       + f"alice:x:65534:65534:Alice:{home}:/bin/sh\n")
+                                       + f"alice:x:65534:65534:Alice:{home}:/bin/sh\n"
+                                       + f"bob:x:65534:65534:Bob:{home}:/bin/sh\n")
         (folder / "group").write_text(Path("/etc/group").read_text())
         services = folder / "services"
         services.mkdir()
-        arguments = [str(module), f"config={config}", f"helper={binary_path()}"]
+        arguments = [str(module), f"config={config}", f"helper={helper or binary_path()}"]
         if deadline:
             arguments.append(f"deadline={deadline}")
         (services / "sshd").write_text(f"auth required {' '.join(arguments)}\n"
@@ -389,11 +390,11 @@ class SSHServer:
 class SSHClient:
     """The real ssh client on a pseudo-terminal, as a person at a terminal runs it."""
 
-    def __init__(self, server, command="echo signed-in-as-$(id -un)-$((6*7))"):
+    def __init__(self, server, command="echo signed-in-as-$(id -un)-$((6*7))", user="alice"):
         import pty
         arguments = ["ssh", "-F", "/dev/null", "-p", str(server.port), "-o", "StrictHostKeyChecking=no",
                      "-o", "UserKnownHostsFile=/dev/null", "-o", "PreferredAuthentications=keyboard-interactive",
-                     "-o", "NumberOfPasswordPrompts=1", "-o", "LogLevel=ERROR", "alice@127.0.0.1", command]
+                     "-o", "NumberOfPasswordPrompts=1", "-o", "LogLevel=ERROR", f"{user}@127.0.0.1", command]
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.execvp("ssh", arguments)
@@ -401,6 +402,10 @@ class SSHClient:
         self._prompted = threading.Event()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+
+    @property
+    def raw(self):
+        return b"".join(self._output)
 
     def _read(self):
         while True:
@@ -450,8 +455,8 @@ class SSHClient:
 def sshd_factory(tmp_path, module_path):
     servers = []
 
-    def start(config, deadline=None):
-        servers.append(SSHServer(tmp_path, module_path, config, deadline))
+    def start(config, deadline=None, helper=None):
+        servers.append(SSHServer(tmp_path, module_path, config, deadline, helper))
         return servers[-1]
 
     yield start
@@ -504,3 +509,24 @@ def test_ssh_disconnect_mid_sign_in_leaves_no_helper(config, sshd_factory):
         time.sleep(0.1)
     assert helpers_running(str(path)) == [], sshd.log_path.read_text(errors="replace")
     assert sshd.healthy()
+
+
+def test_ssh_another_users_id_token_is_refused(server, config, sshd_factory):
+    sshd = sshd_factory(config())
+    client = SSHClient(sshd, user="bob")
+    approve(server.base_url, client.user_code())  # alice approves the sign-in bob's session shows
+    client.press_enter()
+    assert client.finish() == 255
+    assert "Permission denied" in client.output
+    assert "signed-in-as" not in client.output
+
+
+def test_ssh_hostile_prompt_never_reaches_the_clients_terminal_raw(fake_helper, sshd_factory, tmp_path):
+    sshd = sshd_factory(tmp_path / "pam.conf", helper=fake_helper("hostile"))
+    client = SSHClient(sshd)
+    client.user_code()
+    client.press_enter()
+    assert client.finish() == 255
+    shown = client.raw.split(b"Open ", 1)[1].split(b"Press Enter", 1)[0]
+    assert b"\x1b" not in shown and b"\x07" not in shown and b"\xc2\x9b" not in shown
+    assert "\u202e".encode() not in shown
