@@ -4,6 +4,7 @@ import DeviceLogin
 /// ``PAMConfiguration/load(path:)``, permission checks included) and says what a sign-in would do. No request is
 /// sent.
 enum PAMCheckCommand {
+    /// The command: its name, help, option table and exit codes.
     static let spec = CommandSpec(
         name: "pam-check",
         summary: "Check a pam_device_login.so configuration file and say what a sign-in would do.",
@@ -20,6 +21,7 @@ enum PAMCheckCommand {
         run: run
     )
 
+    /// Loads and checks the file, then prints the summary; exit 78 with the reason on stderr when it is refused.
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         let path = options.positionals.first ?? PAMConfiguration.defaultPath
         let configuration: PAMConfiguration

@@ -9,8 +9,11 @@ import Darwin
 extension PAMConfiguration {
     /// A file as the checks see it: its bytes (at most the bound and one more), owner and permission bits.
     struct FileRead: Sendable, Equatable {
+        /// The file's first bytes.
         var bytes: [UInt8]
+        /// Its owner's user ID.
         var owner: UInt32
+        /// Its mode: type and permission bits.
         var mode: UInt32
     }
 

@@ -14,8 +14,11 @@ import Foundation
 struct PAMConfiguration: Sendable, Equatable {
     /// Which claim of the verified ID token must equal the PAM user.
     enum UsernameClaim: String, Sendable, Equatable, CaseIterable {
+        /// `preferred_username` (OpenID Connect Core §5.1).
         case preferredUsername = "preferred_username"
+        /// `email`, taken only with `email_verified` true.
         case email
+        /// `sub`, the issuer's identifier of the person.
         case subject = "sub"
     }
 
@@ -58,9 +61,12 @@ struct PAMConfiguration: Sendable, Equatable {
 
     /// Why a configuration is refused: the line (0 for the whole file) and the reason.
     struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The line, counted from 1; 0 for the whole file.
         var line: Int
+        /// What is wrong, in words; never a secret.
         var reason: String
 
+        /// `line N: REASON`, or the reason alone.
         var description: String { line > 0 ? "line \(line): \(reason)" : reason }
     }
 
@@ -99,6 +105,7 @@ struct PAMConfiguration: Sendable, Equatable {
         return try PAMConfiguration(values)
     }
 
+    /// The configuration from the values of a file's lines, each with its line number.
     private init(_ values: [String: (value: String, line: Int)]) throws(Problem) {
         func required(_ key: String) throws(Problem) -> String {
             guard let value = values[key]?.value else { throw Problem(line: 0, reason: "'\(key)' is missing") }

@@ -6,14 +6,20 @@ import DeviceLogin
 struct PAMDecision: Sendable, Equatable {
     /// The verdict, as the `decision` field of the helper's `pam_decision` line says it.
     enum Verdict: String, Sendable, Equatable {
+        /// Let the person in: `PAM_SUCCESS`.
         case allow
+        /// Keep them out: `PAM_AUTH_ERR`.
         case deny
+        /// The server, its keys or the configuration could not be used: `PAM_AUTHINFO_UNAVAIL`.
         case unavailable
     }
 
+    /// The verdict.
     var verdict: Verdict
+    /// Why, for the system log: sanitised, never a token or a code.
     var reason: String
 
+    /// A ``Verdict/deny`` decision with its reason.
     static func deny(_ reason: String) -> PAMDecision { PAMDecision(verdict: .deny, reason: reason) }
 
     /// The longest claim value quoted in a reason.

@@ -16,6 +16,7 @@ import Foundation
 /// must verify (signature by the issuer's key set, `iss`, `aud`, `exp`) and its configured claim must be the user.
 /// Nothing is stored. Its exit code says the decision too: 0 allow, 65 deny, 69 unavailable, 78 a bad configuration.
 enum PAMHelperCommand {
+    /// The command: its name, help, option table and exit codes (unlisted: ``CLI/unlistedCommands``).
     static let spec = CommandSpec(
         name: "pam-helper",
         summary: "The sign-in behind the PAM module pam_device_login.so (run by the module, not by people).",
@@ -28,6 +29,7 @@ enum PAMHelperCommand {
         run: run
     )
 
+    /// Loads the configuration, signs in, and writes the decision; the exit code says it too.
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         guard let path = options.value("config"), let user = options.value("user"), !user.isEmpty else {
             throw UsageError("give --config FILE and --user USER", command: "pam-helper")
@@ -80,6 +82,7 @@ enum PAMHelperCommand {
         }
     }
 
+    /// Discovery, the device flow with its prompt and event lines, and the decision on the token response.
     private static func signIn(
         configuration: PAMConfiguration, user: String, context: CLIContext
     ) async throws -> PAMDecision {
