@@ -388,26 +388,25 @@ static int valid_user(const char *user)
     return 1;
 }
 
-static int authenticate(pam_handle_t *pamh, const struct options *options, const char *user)
+/* What one call reads and writes: about 100 KiB, on the heap (not on the application's stack) and one per call
+ * (PAM may run in several threads at once). */
+struct session {
+    struct helper helper;
+    char line[MAXIMUM_LINE + 1];
+    char text[MAXIMUM_TEXT];
+};
+
+/* Relays the helper's prompt and waits for its decision; kills and reaps the helper; logs; returns the PAM result. */
+static int run_helper(pam_handle_t *pamh, const struct options *options, const char *user, struct session *session)
 {
-    char path[PATH_MAX];
-    if (find_helper(options, path, sizeof(path)) != 0) {
-        pam_syslog(pamh, LOG_ERR, "the helper %s is not found beside the module nor on PATH", HELPER_NAME);
-        return PAM_AUTHINFO_UNAVAIL;
-    }
-    static struct helper helper; /* 64 KiB: not on sshd's stack */
-    if (spawn_helper(path, options->config, user, &helper) != 0) {
-        pam_syslog(pamh, LOG_ERR, "cannot start the helper: %s", strerror(errno));
-        return PAM_AUTHINFO_UNAVAIL;
-    }
+    struct helper *helper = &session->helper;
+    char *line = session->line, *text = session->text;
     long long deadline = monotonic_ms() + (long long)options->deadline * 1000;
-    static char line[MAXIMUM_LINE + 1];
-    static char text[MAXIMUM_TEXT];
     char decision[32] = "";
     char reason[MAXIMUM_REASON] = "the helper ended without a decision";
     int prompted = 0, result = PAM_AUTHINFO_UNAVAIL, timed_out = 0;
     for (;;) {
-        int got = read_line(&helper, line, deadline);
+        int got = read_line(helper, line, deadline);
         if (got == -1) {
             timed_out = 1;
             break;
@@ -415,15 +414,13 @@ static int authenticate(pam_handle_t *pamh, const struct options *options, const
         if (got <= 0) break;
         char event[32];
         if (json_string(line, "event", event, sizeof(event)) != 0) continue;
-        if (strcmp(event, "pam_prompt") == 0 && !prompted && json_string(line, "text", text, sizeof(text)) == 0) {
+        if (strcmp(event, "pam_prompt") == 0 && !prompted && json_string(line, "text", text, MAXIMUM_TEXT) == 0) {
             prompted = 1;
             size_t length = strlen(text);
-            snprintf(text + length, sizeof(text) - length, "%sPress Enter once you have approved the sign-in: ",
+            snprintf(text + length, MAXIMUM_TEXT - length, "%sPress Enter once you have approved the sign-in: ",
                      length > 0 && text[length - 1] == '\n' ? "\n" : "\n\n");
-            int answered = converse(pamh, PAM_PROMPT_ECHO_ON, text);
-            if (answered != PAM_SUCCESS) {
+            if (converse(pamh, PAM_PROMPT_ECHO_ON, text) != PAM_SUCCESS) {
                 snprintf(reason, sizeof(reason), "the conversation ended before the sign-in did");
-                result = PAM_AUTH_ERR;
                 strcpy(decision, "conversation");
                 break;
             }
@@ -432,11 +429,11 @@ static int authenticate(pam_handle_t *pamh, const struct options *options, const
             if (json_string(line, "decision", decision, sizeof(decision)) != 0) strcpy(decision, "malformed");
             if (json_string(line, "reason", said, sizeof(said)) == 0) loggable(said, reason, sizeof(reason));
             /* Wait for the helper to end (its exit status must agree), within the deadline. */
-            while (read_line(&helper, line, deadline) == 1) {}
+            while (read_line(helper, line, deadline) == 1) {}
             break;
         }
     }
-    int status = end_helper(&helper);
+    int status = end_helper(helper);
     int exited_cleanly = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     char shown_user[MAXIMUM_USER + 1];
     loggable(user, shown_user, sizeof(shown_user));
@@ -461,6 +458,30 @@ static int authenticate(pam_handle_t *pamh, const struct options *options, const
         converse(pamh, PAM_ERROR_MSG,
                  result == PAM_AUTH_ERR ? "The sign-in was refused." : "The sign-in service is unavailable.");
     }
+    return result;
+}
+
+static int authenticate(pam_handle_t *pamh, const struct options *options, const char *user)
+{
+    char path[PATH_MAX];
+    if (find_helper(options, path, sizeof(path)) != 0) {
+        pam_syslog(pamh, LOG_ERR, "the helper %s is not found beside the module nor on PATH", HELPER_NAME);
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    struct session *session = calloc(1, sizeof(*session));
+    if (session == NULL) {
+        pam_syslog(pamh, LOG_ERR, "out of memory");
+        return PAM_BUF_ERR;
+    }
+    int result;
+    if (spawn_helper(path, options->config, user, &session->helper) != 0) {
+        pam_syslog(pamh, LOG_ERR, "cannot start the helper: %s", strerror(errno));
+        result = PAM_AUTHINFO_UNAVAIL;
+    } else {
+        result = run_helper(pamh, options, user, session);
+    }
+    explicit_bzero(session, sizeof(*session));
+    free(session);
     return result;
 }
 
