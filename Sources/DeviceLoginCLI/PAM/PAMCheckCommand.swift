@@ -41,7 +41,8 @@ enum PAMCheckCommand {
         var lines = [
             "\(path): OK",
             "A sign-in with pam_device_login.so would:",
-            "- discover the endpoints of \(configuration.issuer)",
+            "- discover the endpoints of \(configuration.issuer)"
+                + (configuration.provider.map { " (provider preset \($0))" } ?? ""),
             "- ask for a code as client \(configuration.clientID)"
                 + (configuration.clientSecretFile.map { " (secret from \($0))" } ?? " (a public client)")
                 + " with scope \"\(configuration.scopes.joined(separator: " "))\"",

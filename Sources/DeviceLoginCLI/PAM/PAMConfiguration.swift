@@ -22,8 +22,10 @@ struct PAMConfiguration: Sendable, Equatable {
         case subject = "sub"
     }
 
-    /// The issuer the endpoints are discovered from (`issuer`).
+    /// The issuer the endpoints are discovered from (`issuer`, or the one `provider` and its settings give).
     var issuer: String
+    /// The provider preset named by `provider` (``ProviderPreset``), when the file names one.
+    var provider: String?
     /// The client ID (`client_id`).
     var clientID: String
     /// The file that holds the client secret, for a confidential client (`client_secret_file`).
@@ -54,9 +56,15 @@ struct PAMConfiguration: Sendable, Equatable {
     /// The deadline without a `deadline` line.
     static let defaultDeadline = 100
     /// The keys a file may hold.
-    static let keys = [
-        "issuer", "client_id", "client_secret_file", "scope", "username_claim", "allowed_groups", "groups_claim",
-        "deadline", "qr",
+    static let keys =
+        [
+            "issuer", "client_id", "client_secret_file", "scope", "username_claim", "allowed_groups", "groups_claim",
+            "deadline", "qr", "provider",
+        ] + providerSettings.map(\.key)
+    /// The settings a `provider` takes, as `login --provider` takes them (`--auth-server` is `auth_server` here).
+    static let providerSettings: [(key: String, parameter: ProviderPreset.Parameter)] = [
+        ("host", .host), ("tenant", .tenant), ("domain", .domain), ("realm", .realm),
+        ("auth_server", .authorizationServer),
     ]
 
     /// Why a configuration is refused: the line (0 for the whole file) and the reason.
@@ -105,6 +113,47 @@ struct PAMConfiguration: Sendable, Equatable {
         return try PAMConfiguration(values)
     }
 
+    /// The issuer: `issuer`, or the one a `provider` preset and its settings give (``ProviderPreset/resolve(_:)``);
+    /// and the preset's name.
+    private static func issuer(
+        _ values: [String: (value: String, line: Int)]
+    ) throws(Problem) -> (issuer: String, provider: String?) {
+        let settings = providerSettings.filter { values[$0.key] != nil }
+        guard let name = values["provider"] else {
+            if let setting = settings.first {
+                let line = values[setting.key]?.line ?? 0
+                throw Problem(line: line, reason: "'\(setting.key)' is only used with 'provider'")
+            }
+            guard let issuer = values["issuer"]?.value else {
+                throw Problem(line: 0, reason: "'issuer' (or 'provider') is missing")
+            }
+            return (issuer, nil)
+        }
+        if let issuer = values["issuer"] {
+            throw Problem(line: issuer.line, reason: "give 'issuer' or 'provider', not both")
+        }
+        guard let preset = ProviderPreset.named(name.value) else {
+            let known = ProviderPreset.names.joined(separator: ", ")
+            throw Problem(line: name.line, reason: "unknown provider (known: \(known))")
+        }
+        var given: [ProviderPreset.Parameter: String] = [:]
+        for setting in settings { given[setting.parameter] = values[setting.key]?.value }
+        let resolved: ResolvedProvider
+        do {
+            resolved = try preset.resolve(given)
+        } catch let error as DeviceLoginError {
+            throw Problem(line: name.line, reason: Sanitizer.sanitize(error.message, maxLength: 300))
+        } catch {
+            throw Problem(line: name.line, reason: "the provider's settings are refused")
+        }
+        guard let issuer = resolved.issuer else {
+            throw Problem(
+                line: name.line,
+                reason: "\(preset.title) gives no OpenID Connect issuer whose ID tokens could be verified")
+        }
+        return (issuer, preset.name)
+    }
+
     /// The configuration from the values of a file's lines, each with its line number.
     private init(_ values: [String: (value: String, line: Int)]) throws(Problem) {
         func required(_ key: String) throws(Problem) -> String {
@@ -114,7 +163,7 @@ struct PAMConfiguration: Sendable, Equatable {
         func problem(_ key: String, _ reason: String) -> Problem {
             Problem(line: values[key]?.line ?? 0, reason: reason)
         }
-        issuer = try required("issuer")
+        (issuer, provider) = try Self.issuer(values)
         guard let url = URL(string: issuer), let scheme = url.scheme?.lowercased(),
             scheme == "https" || scheme == "http",
             url.host != nil

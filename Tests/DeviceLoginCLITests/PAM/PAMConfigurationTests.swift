@@ -51,7 +51,13 @@ struct PAMConfigurationTests {
     @Test(
         "refused, with the line and the reason",
         arguments: [
-            ("client_id = a\n", 0, "'issuer' is missing"),
+            ("client_id = a\n", 0, "'issuer' (or 'provider') is missing"),
+            ("provider = keycloak\nhost = https://kc.example\nissuer = https://a\nclient_id = a\n", 3, "not both"),
+            ("provider = nosuch\nclient_id = a\n", 1, "unknown provider"),
+            ("provider = keycloak\nclient_id = a\n", 1, "needs"),
+            ("provider = github\nclient_id = a\n", 1, "gives no OpenID Connect issuer"),
+            ("issuer = https://a\nrealm = ops\nclient_id = a\n", 2, "'realm' is only used with 'provider'"),
+            ("provider = okta\ndomain = dev-1.okta.com\nrealm = ops\nclient_id = a\n", 1, "takes no realm"),
             ("issuer = https://a\n", 0, "'client_id' is missing"),
             ("issuer = https://a\nclient_id = a\nissuer = https://b\n", 3, "'issuer' is given twice (first on line 1)"),
             ("issuer = https://a\nclient_id = a\npassword = x\n", 3, "unknown key 'password'"),
@@ -76,6 +82,16 @@ struct PAMConfigurationTests {
             guard let problem = error as? PAMConfiguration.Problem else { return false }
             return problem.line == line && problem.reason.contains(reason)
         }
+    }
+
+    @Test("a provider preset and its settings give the issuer, as login --provider does")
+    func provider() throws {
+        let keycloak = try PAMConfiguration.parse(
+            "provider = keycloak\nhost = https://kc.example.com\nrealm = ops\nclient_id = ssh-box\n")
+        #expect(keycloak.issuer == "https://kc.example.com/realms/ops")
+        #expect(keycloak.provider == "keycloak")
+        let okta = try PAMConfiguration.parse("provider = okta\ndomain = dev-1.okta.com\nclient_id = ssh-box\n")
+        #expect(okta.issuer == "https://dev-1.okta.com/oauth2/default")
     }
 
     @Test("deadline bounds are inclusive", arguments: [(10, true), (600, true), (11, true), (0, false), (-5, false)])
