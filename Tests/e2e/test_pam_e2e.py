@@ -181,6 +181,15 @@ def test_another_users_id_token_is_refused(server, config, module_path, tmp_path
     assert "successfully" not in run.output
 
 
+def test_a_mapping_file_lets_a_claim_in_as_another_local_user(server, config, module_path, tmp_path):
+    users = write_private(tmp_path / "users.map", "# alice's sign-in opens the account bob\nalice = bob\n")
+    run = PAMRun(tmp_path, module_path, config(username_map=str(users)), user="bob")
+    approve(server.base_url, run.user_code())
+    run.press_enter()
+    assert run.finish() == 0, run.output
+    assert "successfully authenticated" in run.output
+
+
 def test_a_required_group_the_token_lacks_is_refused(server, config, module_path, tmp_path):
     run = PAMRun(tmp_path, module_path, config(allowed_groups="admins"))
     approve(server.base_url, run.user_code())

@@ -28,6 +28,7 @@ enum PAMCheckCommand {
         do {
             configuration = try PAMConfiguration.load(path: path)
             _ = try configuration.clientSecret()
+            _ = try configuration.userMap()
         } catch {
             context.stderr.line("device-login: pam-check: " + TerminalText.clean(error.description))
             return .configuration
@@ -50,7 +51,8 @@ enum PAMCheckCommand {
                 + ", answered with Enter",
             "- wait at most \(configuration.deadline) s for the approval",
             "- verify the ID token (the issuer's key set, iss, aud, exp)",
-            "- let the user in only when its \(configuration.usernameClaim.rawValue) claim is the user's name"
+            "- let the user in only when its \(configuration.usernameClaim.rawValue) claim "
+                + (configuration.usernameMap.map { "maps to the user's name in \($0)" } ?? "is the user's name")
                 + (configuration.usernameClaim == .email ? " (and email_verified is true)" : ""),
         ]
         if !configuration.allowedGroups.isEmpty {

@@ -56,6 +56,24 @@ extension PAMConfiguration {
         }
     }
 
+    /// The mapping of ``usernameMap``, when there is one: the file checked as the configuration is.
+    /// - Throws: ``Problem`` naming the file and the line.
+    func userMap() throws(Problem) -> PAMUserMap? {
+        guard let path = usernameMap else { return nil }
+        let file = try Self.read(path, limit: PAMUserMap.maximumFileBytes, what: "the mapping file")
+        if let problem = Self.permissionProblem(of: file, path: path, user: UInt32(geteuid())) {
+            throw Problem(line: 0, reason: problem)
+        }
+        guard let text = String(validating: file.bytes, as: UTF8.self) else {
+            throw Problem(line: 0, reason: "\(path) is not UTF-8 text")
+        }
+        do {
+            return try PAMUserMap.parse(text)
+        } catch {
+            throw Problem(line: error.line, reason: "\(path): " + error.reason)
+        }
+    }
+
     /// Why a file with this owner and mode may not be trusted by `user`, or nil: a file that anyone but root or its
     /// owner can write (group or other write bits) could be changed to let anyone in, and so could one owned by
     /// another ordinary user.

@@ -12,7 +12,7 @@ import Foundation
 /// Parsing is pure (``parse(_:)``); ``load(path:)`` adds the file's checks (a regular file, bounded, writable by
 /// no one but root or its owner) and reads the client secret file the same way.
 struct PAMConfiguration: Sendable, Equatable {
-    /// Which claim of the verified ID token must equal the PAM user.
+    /// Which claim of the verified ID token must equal the PAM user (or map to it, with ``usernameMap``).
     enum UsernameClaim: String, Sendable, Equatable, CaseIterable {
         /// `preferred_username` (OpenID Connect Core §5.1).
         case preferredUsername = "preferred_username"
@@ -34,6 +34,9 @@ struct PAMConfiguration: Sendable, Equatable {
     var scopes: [String]
     /// The claim that must equal the PAM user (`username_claim`).
     var usernameClaim: UsernameClaim
+    /// The mapping file from claim values to local users (`username_map`, ``PAMUserMap``); nil: the claim must equal
+    /// the user.
+    var usernameMap: String?
     /// The values of which one must be in the groups claim (`allowed_groups`); empty for no group check.
     var allowedGroups: [String]
     /// The claim holding the person's groups or roles (`groups_claim`).
@@ -59,7 +62,7 @@ struct PAMConfiguration: Sendable, Equatable {
     static let keys =
         [
             "issuer", "client_id", "client_secret_file", "scope", "username_claim", "allowed_groups", "groups_claim",
-            "deadline", "qr", "provider",
+            "deadline", "qr", "provider", "username_map",
         ] + providerSettings.map(\.key)
     /// The settings a `provider` takes, as `login --provider` takes them (`--auth-server` is `auth_server` here).
     static let providerSettings: [(key: String, parameter: ProviderPreset.Parameter)] = [
@@ -185,6 +188,10 @@ struct PAMConfiguration: Sendable, Equatable {
             throw problem("username_claim", "'username_claim' must be one of \(known)")
         }
         self.usernameClaim = usernameClaim
+        usernameMap = values["username_map"]?.value
+        if let file = usernameMap, !file.hasPrefix("/") {
+            throw problem("username_map", "'username_map' must be an absolute path")
+        }
         allowedGroups = (values["allowed_groups"]?.value ?? "").split(whereSeparator: { $0 == " " || $0 == "," })
             .map(String.init)
         guard allowedGroups.count <= Self.maximumGroups else {

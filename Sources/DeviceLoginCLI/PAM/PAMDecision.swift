@@ -26,9 +26,12 @@ struct PAMDecision: Sendable, Equatable {
     static let maximumQuotedLength = 64
 
     /// The decision on a verified ID token's `claims` for the PAM user `user`: allow when the configured claim
-    /// equals the user exactly (an `email` only when `email_verified` is true) and, when groups are required, the
-    /// groups claim holds one of them. The caller has verified the token (signature, `iss`, `aud`, `exp`).
-    static func decide(claims: IDTokenClaims, user: String, configuration: PAMConfiguration) -> PAMDecision {
+    /// equals the user exactly — or, with a mapping, maps to the user — (an `email` only when `email_verified` is
+    /// true) and, when groups are required, the groups claim holds one of them. The caller has verified the token
+    /// (signature, `iss`, `aud`, `exp`).
+    static func decide(
+        claims: IDTokenClaims, user: String, configuration: PAMConfiguration, map: PAMUserMap? = nil
+    ) -> PAMDecision {
         let claimName = configuration.usernameClaim.rawValue
         let value: String?
         switch configuration.usernameClaim {
@@ -41,8 +44,14 @@ struct PAMDecision: Sendable, Equatable {
             value = claims.email
         }
         guard let value else { return .deny("the ID token has no \(claimName) claim") }
-        guard value == user else {
-            return .deny("the ID token's \(claimName) \(quoted(value)) is not the user \(quoted(user))")
+        if let map {
+            guard map.allows(value, as: user) else {
+                return .deny("the mapping gives the ID token's \(claimName) \(quoted(value)) no user \(quoted(user))")
+            }
+        } else {
+            guard value == user else {
+                return .deny("the ID token's \(claimName) \(quoted(value)) is not the user \(quoted(user))")
+            }
         }
         if !configuration.allowedGroups.isEmpty {
             let groups = claims.additionalClaims[configuration.groupsClaim]?.stringListValue ?? []
@@ -51,7 +60,8 @@ struct PAMDecision: Sendable, Equatable {
                 return .deny("the ID token's \(quoted(configuration.groupsClaim)) claim names none of: \(allowed)")
             }
         }
-        return PAMDecision(verdict: .allow, reason: "the ID token's \(claimName) is the user \(quoted(user))")
+        let how = map == nil ? "is" : "maps to"
+        return PAMDecision(verdict: .allow, reason: "the ID token's \(claimName) \(how) the user \(quoted(user))")
     }
 
     /// A value as a reason quotes it: sanitised, bounded, in quotes.

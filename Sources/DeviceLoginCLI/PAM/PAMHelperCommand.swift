@@ -87,6 +87,7 @@ enum PAMHelperCommand {
         configuration: PAMConfiguration, user: String, context: CLIContext
     ) async throws -> PAMDecision {
         let secret = try configuration.clientSecret()
+        let map = try configuration.userMap()
         let client = ClientConfiguration(
             clientID: configuration.clientID,
             authentication: secret.map { .clientSecretBasic(secret: $0) } ?? .none,
@@ -111,14 +112,14 @@ enum PAMHelperCommand {
             if let line = encoder.line(for: event, context: .init(at: now())) { try? stdout.line(line) }
         }
         return await judge(
-            response, endpoints: endpoints, client: client, user: user, configuration: configuration,
+            response, endpoints: endpoints, client: client, user: user, configuration: configuration, map: map,
             transport: transport, context: context)
     }
 
     /// The decision on the token response: its ID token verified, then its claims against the user.
     private static func judge(
         _ response: TokenResponse, endpoints: ServerEndpoints, client: ClientConfiguration, user: String,
-        configuration: PAMConfiguration, transport: any HTTPTransport, context: CLIContext
+        configuration: PAMConfiguration, map: PAMUserMap?, transport: any HTTPTransport, context: CLIContext
     ) async -> PAMDecision {
         guard let idToken = response.idToken else { return .deny("the server sent no ID token") }
         let verifier = IDTokenVerifier(
@@ -140,7 +141,7 @@ enum PAMHelperCommand {
         guard let claims = try? IDTokenClaims(idToken: idToken) else {
             return .deny("the ID token's claims are malformed")
         }
-        return PAMDecision.decide(claims: claims, user: user, configuration: configuration)
+        return PAMDecision.decide(claims: claims, user: user, configuration: configuration, map: map)
     }
 
     /// The `pam_prompt` line: the prompt as `login` words it, for the module to show as one `pam_conv` message.
