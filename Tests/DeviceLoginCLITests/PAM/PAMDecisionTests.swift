@@ -101,6 +101,26 @@ struct PAMDecisionTests {
         #expect(!line.contains("DEVICE-CODE-SECRET"))
     }
 
+    @Test("qr = on puts a QR code of the link in the prompt's text; qr = off none")
+    func promptQR() throws {
+        let response = DeviceAuthorizationResponse(
+            deviceCode: "d", userCode: "WDJB-MJHT", verificationURI: "https://id.example.com/device",
+            verificationURIComplete: "https://id.example.com/device?user_code=WDJB-MJHT", expiresIn: 600)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let authorization = DeviceAuthorization(response: response, receivedAt: now, issuer: "https://id.example.com")
+        var context = CLIHarness.context().context
+        context.now = { now }
+        func text(_ lines: String) throws -> String {
+            let line = PAMHelperCommand.promptLine(
+                authorization, configuration: try Self.configuration(lines), context: context, machineName: "b")
+            let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return try #require(object["text"] as? String)
+        }
+        let blocks: Set<Character> = ["\u{2580}", "\u{2584}", "\u{2588}"]
+        #expect(try text("qr = on\n").contains(where: blocks.contains))
+        #expect(try !text("qr = off\n").contains(where: blocks.contains))
+    }
+
     @Test("pam-helper runs but is not listed; pam-check is, and refuses a loose file with exit 78")
     func commands() async throws {
         let help = await CLIHarness.run(["--help"])
