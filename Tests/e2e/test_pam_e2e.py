@@ -233,7 +233,6 @@ def line(event, **fields):
     sys.stdout.flush()
 if mode == "hostile":
     line("pam_prompt", text="Open \\x1b]0;owned\\x07\\x1b[2Jhttp://evil\\u202e/\\u009b31m\\nCode: AB-CD\\n")
-    sys.stdin.read() if False else None
     line("pam_decision", decision="deny", reason="no\\x1b[31m")
 elif mode == "allow-then-fail":
     line("pam_prompt", text="Code: AB-CD\\n")
