@@ -404,6 +404,7 @@ static int run_helper(pam_handle_t *pamh, const struct options *options, const c
     long long deadline = monotonic_ms() + (long long)options->deadline * 1000;
     char decision[32] = "";
     char reason[MAXIMUM_REASON] = "the helper ended without a decision";
+    char message[MAXIMUM_REASON] = "";
     int prompted = 0, result = PAM_AUTHINFO_UNAVAIL, timed_out = 0;
     for (;;) {
         int got = read_line(helper, line, deadline);
@@ -428,6 +429,7 @@ static int run_helper(pam_handle_t *pamh, const struct options *options, const c
             char said[MAXIMUM_REASON];
             if (json_string(line, "decision", decision, sizeof(decision)) != 0) strcpy(decision, "malformed");
             if (json_string(line, "reason", said, sizeof(said)) == 0) loggable(said, reason, sizeof(reason));
+            if (json_string(line, "message", said, sizeof(said)) == 0) loggable(said, message, sizeof(message));
             /* Wait for the helper to end (its exit status must agree), within the deadline. */
             while (read_line(helper, line, deadline) == 1) {}
             break;
@@ -440,7 +442,6 @@ static int run_helper(pam_handle_t *pamh, const struct options *options, const c
     if (timed_out) {
         pam_syslog(pamh, LOG_WARNING, "device sign-in of %s refused: not approved within %d s", shown_user,
                    options->deadline);
-        char message[128];
         snprintf(message, sizeof(message), "The sign-in was not approved within %d seconds.", options->deadline);
         converse(pamh, PAM_ERROR_MSG, message);
         return PAM_AUTH_ERR;
@@ -455,8 +456,8 @@ static int run_helper(pam_handle_t *pamh, const struct options *options, const c
     pam_syslog(pamh, result == PAM_AUTH_ERR ? LOG_WARNING : LOG_ERR, "device sign-in of %s %s: %s", shown_user,
                result == PAM_AUTH_ERR ? "refused" : "unavailable", reason);
     if (strcmp(decision, "conversation") != 0) {
-        converse(pamh, PAM_ERROR_MSG,
-                 result == PAM_AUTH_ERR ? "The sign-in was refused." : "The sign-in service is unavailable.");
+        const char *plain = result == PAM_AUTH_ERR ? "The sign-in was refused." : "The sign-in service is unavailable.";
+        converse(pamh, PAM_ERROR_MSG, message[0] != '\0' ? message : plain);
     }
     return result;
 }

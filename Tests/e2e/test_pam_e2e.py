@@ -209,6 +209,15 @@ def test_the_deadline_refuses_and_kills_the_helper(server, config, module_path, 
     assert helpers_running(run.config) == []
 
 
+def test_the_configured_deadline_ends_the_helper_with_a_clear_message(server, config, module_path, tmp_path):
+    run = PAMRun(tmp_path, module_path, config(deadline="10"))  # the helper's own deadline, before the module's
+    run.user_code()
+    run.press_enter()
+    assert run.finish() != 0
+    assert "The sign-in was not approved within 10 seconds." in run.output
+    assert helpers_running(run.config) == []
+
+
 def test_an_unreachable_server_is_authinfo_unavailable(config, module_path, tmp_path):
     run = PAMRun(tmp_path, module_path, config(issuer="http://127.0.0.1:9"))
     assert run.finish() != 0

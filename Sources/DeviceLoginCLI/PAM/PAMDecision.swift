@@ -18,9 +18,18 @@ struct PAMDecision: Sendable, Equatable {
     var verdict: Verdict
     /// Why, for the system log: sanitised, never a token or a code.
     var reason: String
+    /// What the person is told instead of the module's plain "The sign-in was refused.", when there is more to say
+    /// that tells a stranger nothing (the deadline passed); nil for the plain words.
+    var message: String? = nil
 
     /// A ``Verdict/deny`` decision with its reason.
     static func deny(_ reason: String) -> PAMDecision { PAMDecision(verdict: .deny, reason: reason) }
+
+    /// The decision when the configuration's deadline passed before the approval.
+    static func deadlinePassed(seconds: Int) -> PAMDecision {
+        let words = "The sign-in was not approved within \(seconds) seconds."
+        return PAMDecision(verdict: .deny, reason: "not approved within \(seconds) s (deadline)", message: words)
+    }
 
     /// The longest claim value quoted in a reason.
     static let maximumQuotedLength = 64

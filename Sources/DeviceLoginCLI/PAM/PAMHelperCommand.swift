@@ -57,7 +57,7 @@ enum PAMHelperCommand {
             let decision = try await SignIn.within(deadline, clock: context.clock) {
                 try await signIn(configuration: configuration, user: user, context: context)
             }
-            return decision ?? .deny("the sign-in was not approved within \(configuration.deadline) seconds")
+            return decision ?? .deadlinePassed(seconds: configuration.deadline)
         } catch let error as PAMConfiguration.Problem {
             return PAMDecision(verdict: .unavailable, reason: error.description)
         } catch let error as DeviceLoginError {
@@ -172,6 +172,7 @@ enum PAMHelperCommand {
         json.add("at", .string(DateText.rfc3339(context.now())))
         json.add("decision", .string(decision.verdict.rawValue))
         json.add("reason", .string(TerminalText.clean(decision.reason)))
+        if let message = decision.message { json.add("message", .string(TerminalText.clean(message))) }
         try context.stdout.line(json.object)
     }
 }

@@ -121,6 +121,22 @@ struct PAMDecisionTests {
         #expect(try !text("qr = off\n").contains(where: blocks.contains))
     }
 
+    @Test("the decision line: verdict, sanitised reason, and the person's message only where there is one")
+    func decisionLine() throws {
+        func line(_ decision: PAMDecision) throws -> [String: Any] {
+            let (context, stdout, _) = CLIHarness.context()
+            try PAMHelperCommand.report(decision, context: context)
+            return try #require(JSONSerialization.jsonObject(with: Data(stdout().utf8)) as? [String: Any])
+        }
+        let deadline = try line(.deadlinePassed(seconds: 90))
+        #expect(deadline["event"] as? String == "pam_decision")
+        #expect(deadline["decision"] as? String == "deny")
+        #expect(deadline["message"] as? String == "The sign-in was not approved within 90 seconds.")
+        let hostile = try line(.deny("no\u{1B}[31m match"))
+        #expect(hostile["message"] == nil)
+        #expect(hostile["reason"] as? String == "no match") // the escape sequence is gone, whole
+    }
+
     @Test("pam-helper runs but is not listed; pam-check is, and refuses a loose file with exit 78")
     func commands() async throws {
         let help = await CLIHarness.run(["--help"])
