@@ -3,13 +3,15 @@
 # docker-credential-device-login link Docker looks for, the man page device-login(1), and completions for bash, zsh
 # and fish. Prints what it put where, and keeps that list so that --uninstall removes exactly that.
 #
-#   Scripts/install.sh [--prefix DIR] [--bin FILE]
+#   Scripts/install.sh [--prefix DIR] [--bin FILE] [--pam]
 #   Scripts/install.sh [--prefix DIR] --uninstall
 #
 #   --prefix DIR   where to install (default: /usr/local for root, ~/.local otherwise); created when missing
 #   --bin FILE     install this device-login binary instead of building one (Scripts/build-release.sh). In a package
 #                  made by Scripts/package.sh, the binary beside this script is taken without --bin.
 #   --uninstall    remove what an earlier install into DIR put there (its list: DIR/share/device-login/installed)
+#   --pam          also build and install the PAM module (gcc and libpam0g-dev; docs/ssh.md) as
+#                  DIR/lib/security/pam_device_login.so, which finds its helper DIR/bin/device-login
 #
 # Files, below DIR:
 #   bin/device-login                                 the program
@@ -18,6 +20,7 @@
 #   share/bash-completion/completions/device-login   `device-login completion bash`
 #   share/zsh/site-functions/_device-login           `device-login completion zsh`
 #   share/fish/vendor_completions.d/device-login.fish  `device-login completion fish`
+#   lib/security/pam_device_login.so                 with --pam: the PAM module (Scripts/build-pam.sh)
 #   share/device-login/installed                     the list of the files above, and of the folders the install
 #                                                    created, for --uninstall
 # The man page and the completions come from the installed binary itself, so they match it. --uninstall removes the
@@ -29,7 +32,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 prefix=""
 binary=""
 uninstall=0
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+pam=0
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case "$1" in
         --prefix) prefix="${2:?--prefix needs a folder}"; shift 2 ;;
@@ -37,6 +41,7 @@ while (($#)); do
         --bin) binary="${2:?--bin needs a file}"; shift 2 ;;
         --bin=*) binary="${1#--bin=}"; shift ;;
         --uninstall) uninstall=1; shift ;;
+        --pam) pam=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 64 ;;
     esac
@@ -124,6 +129,7 @@ files=(
     share/zsh/site-functions/_device-login
     share/fish/vendor_completions.d/device-login.fish
 )
+[ "$pam" = 0 ] || files+=(lib/security/pam_device_login.so)
 # Each folder is made one level at a time, and each one made is listed, for --uninstall. An earlier install's folders
 # stay listed when this one finds them already there.
 created=()
@@ -162,6 +168,10 @@ for shell in bash zsh fish; do
     "$staged/device-login" completion "$shell" >"$staged/completion.$shell" \
         || die "device-login completion $shell failed"
 done
+if [ "$pam" = 1 ]; then
+    [ -f "$here/build-pam.sh" ] || die "--pam builds the module from the source tree: run this script from it"
+    bash "$here/build-pam.sh" "$staged" >/dev/null || die "the PAM module did not build (gcc, libpam0g-dev?)"
+fi
 
 install -m 755 "$staged/device-login" "$prefix/bin/device-login"
 ln -sfn device-login "$prefix/bin/docker-credential-device-login"
@@ -169,6 +179,7 @@ install -m 644 "$staged/device-login.1" "$prefix/share/man/man1/device-login.1"
 install -m 644 "$staged/completion.bash" "$prefix/share/bash-completion/completions/device-login"
 install -m 644 "$staged/completion.zsh" "$prefix/share/zsh/site-functions/_device-login"
 install -m 644 "$staged/completion.fish" "$prefix/share/fish/vendor_completions.d/device-login.fish"
+[ "$pam" = 0 ] || install -m 644 "$staged/pam_device_login.so" "$prefix/lib/security/pam_device_login.so"
 # The files, then the folders deepest first (a folder's path is longer than its parent's), the prefix last.
 {
     printf '%s\n' "${files[@]}"
@@ -188,6 +199,9 @@ echo "  $prefix/share/man/man1/device-login.1          man device-login"
 echo "  $prefix/share/bash-completion/completions/device-login"
 echo "  $prefix/share/zsh/site-functions/_device-login"
 echo "  $prefix/share/fish/vendor_completions.d/device-login.fish"
+if [ "$pam" = 1 ]; then
+    echo "  $prefix/lib/security/pam_device_login.so   the PAM module: auth required $prefix/lib/security/pam_device_login.so"
+fi
 echo "  $manifest   (what --uninstall removes)"
 case ":$PATH:" in
     *":$prefix/bin:"*) ;;

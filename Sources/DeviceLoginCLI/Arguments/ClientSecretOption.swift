@@ -200,8 +200,8 @@ enum ClientSecretOption {
         return try readUpTo(0, limit: limit, what: "standard input")
     }
 
-    /// Reads from `descriptor` until its end or `limit` bytes.
-    private static func readUpTo(_ descriptor: Int32, limit: Int, what: String) throws -> [UInt8] {
+    /// Reads from `descriptor` until its end or `limit` bytes (the PAM configuration is read with it too).
+    static func readUpTo(_ descriptor: Int32, limit: Int, what: String) throws -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1024)
         while bytes.count < limit {

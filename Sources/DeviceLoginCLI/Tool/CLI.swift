@@ -13,9 +13,13 @@ package enum CLI {
             LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec,
             ProvidersCommand.spec, GitCredentialCommand.spec, KubectlCredentialCommand.spec,
             DockerCredentialCommand.spec,
-            CurlConfigCommand.spec, ExecCommand.spec, DPoPProofCommand.spec, demo, CompletionCommand.spec,
+            CurlConfigCommand.spec, ExecCommand.spec, DPoPProofCommand.spec, PAMCheckCommand.spec, demo,
+            CompletionCommand.spec,
         ]
     }
+
+    /// Commands that run but are not listed (help, completions, man page): those only other programs call.
+    static let unlistedCommands = [PAMHelperCommand.spec]
 
     /// The program name under which the binary runs as Docker's credential helper: `docker-credential-` and the
     /// helper's name, as Docker looks it up from `credsStore`/`credHelpers`.
@@ -52,7 +56,7 @@ package enum CLI {
         default:
             break
         }
-        guard let command = commands.first(where: { $0.name == first }) else {
+        guard let command = (commands + unlistedCommands).first(where: { $0.name == first }) else {
             let message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
             let candidates = first.hasPrefix("-") ? topLevelOptions : commands.map(\.name) + ["help", "version"]
             return usageError(
