@@ -5,6 +5,7 @@
 #
 #   Scripts/install.sh [--prefix DIR] [--bin FILE]
 #   Scripts/install.sh [--prefix DIR] --uninstall
+#   Scripts/install.sh --lib [--prefix DIR] [--uninstall]   the C library instead (Scripts/install-lib.sh)
 #
 #   --prefix DIR   where to install (default: /usr/local for root, ~/.local otherwise); created when missing
 #   --bin FILE     install this device-login binary instead of building one (Scripts/build-release.sh). In a package
@@ -26,10 +27,11 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
+case " $* " in *" --lib "*) exec bash "$here/install-lib.sh" "$@" ;; esac
 prefix=""
 binary=""
 uninstall=0
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case "$1" in
         --prefix) prefix="${2:?--prefix needs a folder}"; shift 2 ;;
