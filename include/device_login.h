@@ -74,13 +74,15 @@ const char *dl_status_name(int status);
 
 /*
  * Creates a client from settings: a JSON object of `settings_length` bytes (at most DL_SETTINGS_MAX_BYTES, no NUL
- * needed), with "v": 1 and "client_id", and "issuer" or both "device_authorization_endpoint" and "token_endpoint";
- * optional: "revocation_endpoint", "client_secret_file", "scopes" and "resources" (arrays of strings), "profile"
+ * needed), with "v": 1; to sign in, also "client_id", and "issuer" or both "device_authorization_endpoint" and
+ * "token_endpoint" (dl_token, dl_session_status and dl_sign_out use the saved profile's); optional:
+ * "revocation_endpoint", "client_secret_file", "scopes" and "resources" (arrays of strings), "profile"
  * (default "default"), "store_directory" (absolute; default the CLI's: $DEVICE_LOGIN_HOME, else
  * $XDG_STATE_HOME/device-login, else ~/.local/state/device-login), "allow_insecure_http", "ca_file". An unknown key
  * is refused. No request is sent. On success *client_out is the new client, owned by the caller, who frees it with
  * dl_client_free(); on failure it is NULL.
- * Returns DL_OK, DL_USAGE (NULL, too long, not UTF-8 or JSON, unknown or mistyped key) or DL_CONFIGURATION.
+ * Returns DL_OK, DL_USAGE (NULL, too long, not UTF-8 or JSON, unknown or mistyped key), DL_CONFIGURATION (the
+ * secret file cannot be read) or DL_IO (no store folder can be named: neither DEVICE_LOGIN_HOME nor HOME is set).
  * Thread-safe.
  */
 int dl_client_new(const char *settings_json, size_t settings_length, dl_client **client_out, char **error_out);
@@ -97,7 +99,8 @@ int dl_client_free(dl_client *client);
  * sign-in succeeds, fails, expires or is cancelled; `callback` (may be NULL) receives every event line on this
  * thread, the `authorization` line (user code, verification URI) first. `context` is passed to it as is.
  * Returns DL_OK, DL_USAGE, DL_DENIED, DL_EXPIRED, DL_UNAVAILABLE, DL_IO (store, or the callback returned non-zero),
- * DL_BUSY (a sign-in already runs on this client), DL_PROTOCOL, DL_CONFIGURATION or DL_CANCELLED.
+ * DL_BUSY (a sign-in already runs on this client), DL_PROTOCOL, DL_CONFIGURATION (no client ID, no issuer or
+ * endpoints, plain HTTP to a host that is not loopback) or DL_CANCELLED.
  * Thread-safe; one sign-in per client at a time.
  */
 int dl_sign_in(dl_client *client, dl_event_callback callback, void *context, char **error_out);

@@ -45,7 +45,8 @@ enum CText {
 
     /// Hands `text` to the caller: a copy from `malloc`, stored at `out`.
     /// - Throws: ``EmbeddedFailure`` when memory runs out.
-    static func give(_ text: String, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) throws(EmbeddedFailure) {
+    static func give(_ text: String, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) throws(EmbeddedFailure)
+    {
         guard let copy = strdup(text) else {
             throw EmbeddedFailure(status: EmbeddedFailure.failureStatus, message: "out of memory")
         }

@@ -49,7 +49,7 @@ final class EmbeddedClient: Sendable {
         }
         KnownSecrets.remember(secret)
         client = ClientConfiguration(
-            clientID: settings.clientID, authentication: secret.map { .clientSecretBasic(secret: $0) } ?? .none,
+            clientID: settings.clientID ?? "", authentication: secret.map { .clientSecretBasic(secret: $0) } ?? .none,
             scopes: settings.scopes, resources: settings.resources, allowInsecureHTTP: settings.allowInsecureHTTP)
         transport = DefaultTransport.make(options: TransportOptions(caFile: settings.caFile))
     }
@@ -128,6 +128,7 @@ final class EmbeddedClient: Sendable {
     /// The flow, as `device-login login` runs it, then the tokens saved as the profile.
     private func runFlow(emit: @escaping @Sendable (String) -> Void) async throws {
         let encoder = FlowEventEncoder()
+        try settings.checkSignIn()
         try await store.checkReady(profile: settings.profile)
         let endpoints = try await resolveEndpoints()
         let flow = DeviceFlow(endpoints: endpoints, client: client, transport: transport)
@@ -170,6 +171,7 @@ final class EmbeddedClient: Sendable {
         } else if let device = settings.deviceAuthorizationEndpoint, let token = settings.tokenEndpoint {
             endpoints = ServerEndpoints(deviceAuthorization: device, token: token)
         } else {
+            try settings.checkSignIn()
             throw EmbeddedFailure.configuration("no issuer and no endpoints given")
         }
         if let revocation = settings.revocationEndpoint { endpoints.revocation = revocation }

@@ -24,7 +24,7 @@ struct EmbeddedSettings: Sendable, Equatable {
     var deviceAuthorizationEndpoint: URL?
     var tokenEndpoint: URL?
     var revocationEndpoint: URL?
-    var clientID: String
+    var clientID: String?
     var clientSecretFile: String?
     var scopes: [String]?
     var resources: [String] = []
@@ -41,8 +41,7 @@ struct EmbeddedSettings: Sendable, Equatable {
 
     /// Reads settings from the bytes a C caller gave.
     /// - Throws: ``EmbeddedFailure`` with ``EmbeddedFailure/usage`` for text that is too long, not UTF-8, not JSON,
-    ///   of another version, or with an unknown, mistyped or oversized field; ``EmbeddedFailure/configuration`` when
-    ///   neither an issuer nor both endpoints are given.
+    ///   of another version, or with an unknown, mistyped or oversized field.
     init(json bytes: [UInt8]) throws(EmbeddedFailure) {
         guard bytes.count <= Self.maximumBytes else {
             throw .usage("the settings are longer than \(Self.maximumBytes) bytes")
@@ -61,10 +60,8 @@ struct EmbeddedSettings: Sendable, Equatable {
             throw .usage("unknown settings key \"\(Sanitizer.sanitize(unknown, maxLength: 64))\"")
         }
         let fields = Fields(object: object)
-        guard let clientID = try fields.string("client_id"), !clientID.isEmpty else {
-            throw .usage("the settings must have a non-empty \"client_id\"")
-        }
-        self.clientID = clientID
+        clientID = try fields.string("client_id")
+        if clientID?.isEmpty == true { throw .usage("\"client_id\" must not be empty") }
         issuer = try fields.string("issuer")
         deviceAuthorizationEndpoint = try fields.url("device_authorization_endpoint")
         tokenEndpoint = try fields.url("token_endpoint")
@@ -84,10 +81,17 @@ struct EmbeddedSettings: Sendable, Equatable {
         if let storeDirectory, !storeDirectory.hasPrefix("/") {
             throw .usage("\"store_directory\" must be an absolute path")
         }
+    }
+
+    /// Checks that the settings can start a sign-in: a client ID, and an issuer or both endpoints. (Getting a
+    /// token, the status or signing out needs neither: the saved profile has them.)
+    /// - Throws: ``EmbeddedFailure/configuration(_:)`` naming what is missing.
+    func checkSignIn() throws(EmbeddedFailure) {
+        guard clientID != nil else { throw .configuration("a sign-in needs a \"client_id\" in the settings") }
         guard issuer != nil || (deviceAuthorizationEndpoint != nil && tokenEndpoint != nil) else {
             throw .configuration(
-                "the settings must name an \"issuer\", or both \"device_authorization_endpoint\" and"
-                    + " \"token_endpoint\"")
+                "a sign-in needs an \"issuer\", or both \"device_authorization_endpoint\" and \"token_endpoint\","
+                    + " in the settings")
         }
     }
 

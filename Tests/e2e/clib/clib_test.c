@@ -273,8 +273,6 @@ static int bad_input(const char *issuer, const char *client_id, const char *stor
     refuse_settings("relative-store", relative, strlen(relative), DL_USAGE);
     const char *nul = "{\"v\":1,\"client_id\":\"a\\u0000b\",\"issuer\":\"http://127.0.0.1\"}";
     refuse_settings("nul", nul, strlen(nul), DL_USAGE);
-    const char *no_server = "{\"v\":1,\"client_id\":\"x\"}";
-    refuse_settings("no-server", no_server, strlen(no_server), DL_CONFIGURATION);
     const char *no_secret = "{\"v\":1,\"client_id\":\"x\",\"issuer\":\"http://127.0.0.1\","
                             "\"client_secret_file\":\"/nonexistent/secret\"}";
     refuse_settings("no-secret-file", no_secret, strlen(no_secret), DL_CONFIGURATION);
@@ -305,6 +303,17 @@ static int bad_input(const char *issuer, const char *client_id, const char *stor
     report("SIGN_OUT_NOT_SIGNED_IN", status, error);
     CHECK(status == DL_NOT_SIGNED_IN, "signing out before signing in: %d", status);
     CHECK(dl_client_free(client) == DL_OK, "dl_client_free");
+
+    /* Settings without a server make a client that can read the saved profile, but not sign in. */
+    snprintf(settings, sizeof settings, "{\"v\":1,\"store_directory\":\"%s\"}", store);
+    client = NULL;
+    status = dl_client_new(settings, strlen(settings), &client, &error);
+    report("CLIENT_WITHOUT_SERVER", status, error);
+    CHECK(status == DL_OK && client != NULL, "settings without a server: %d", status);
+    status = dl_sign_in(client, print_event, NULL, &error);
+    report("SIGN_IN_WITHOUT_SERVER", status, error);
+    CHECK(status == DL_CONFIGURATION, "a sign-in without a server: %d", status);
+    dl_client_free(client);
 
     /* The server refuses an unknown client: a protocol error. */
     client = new_client(issuer, "no-such-client", store);
