@@ -87,6 +87,7 @@ let package = Package(
             dependencies: ["DeviceLoginTerminal", "DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport"],
             exclude: ["Kiosk/Snapshots", "Prompt/Snapshots"]
         ),
+        .testTarget(name: "DeviceLoginCTests", dependencies: ["DeviceLoginC", "DeviceLogin"]),
         .testTarget(name: "DeviceLoginTestingTests", dependencies: ["DeviceLoginTesting", "DeviceLogin"]),
         .testTarget(
             name: "DeviceLoginCLITests",
