@@ -36,11 +36,15 @@ struct EmbeddedFailure: Error, Sendable, Equatable {
     /// The sign-in was cancelled with `dl_cancel` (`DL_CANCELLED`, 128 + SIGINT as for Ctrl-C).
     static let cancelledStatus: Int32 = 130
 
+    /// Bad input (`DL_USAGE`).
     static func usage(_ message: String) -> EmbeddedFailure { EmbeddedFailure(status: usageStatus, message: message) }
+    /// A configuration that cannot work (`DL_CONFIGURATION`).
     static func configuration(_ message: String) -> EmbeddedFailure {
         EmbeddedFailure(status: configurationStatus, message: message)
     }
+    /// A sign-in already runs on the client (`DL_BUSY`).
     static func busy(_ message: String) -> EmbeddedFailure { EmbeddedFailure(status: busyStatus, message: message) }
+    /// The sign-in was cancelled (`DL_CANCELLED`).
     static let cancelled = EmbeddedFailure(status: cancelledStatus, message: "the sign-in was cancelled")
 
     /// The failure for any error a call ends with.
@@ -53,6 +57,7 @@ struct EmbeddedFailure: Error, Sendable, Equatable {
         }
     }
 
+    /// A failure with `status` and `message`.
     init(status: Int32, message: String) {
         self.status = status
         self.message = message

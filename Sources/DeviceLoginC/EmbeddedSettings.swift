@@ -20,17 +20,29 @@ struct EmbeddedSettings: Sendable, Equatable {
     /// The most bytes read from `client_secret_file`.
     static let maximumSecretBytes = 4096
 
+    /// `issuer`: discovered at sign-in (RFC 8414, OpenID Connect Discovery).
     var issuer: String?
+    /// `device_authorization_endpoint`: given by hand, or overriding the discovered one.
     var deviceAuthorizationEndpoint: URL?
+    /// `token_endpoint`: given by hand, or overriding the discovered one.
     var tokenEndpoint: URL?
+    /// `revocation_endpoint`: where sign-out revokes (RFC 7009).
     var revocationEndpoint: URL?
+    /// `client_id`: needed to sign in.
     var clientID: String?
+    /// `client_secret_file`: a file whose first line is the client secret (never saved in the profile).
     var clientSecretFile: String?
+    /// `scopes`: nil for the default (``ClientConfiguration/scopes``).
     var scopes: [String]?
+    /// `resources`: RFC 8707 resource indicators.
     var resources: [String] = []
+    /// `profile`: the saved profile's name; `default` by default, as for the CLI.
     var profile: String = Profile.defaultName
+    /// `store_directory`: an absolute folder; nil for the CLI's (``FileTokenStore/defaultDirectory(environment:)``).
     var storeDirectory: String?
+    /// `allow_insecure_http`: plain HTTP to hosts that are not loopback.
     var allowInsecureHTTP = false
+    /// `ca_file`: trust these CA certificates instead of the system's.
     var caFile: String?
 
     /// The keys version 1 knows; any other is refused, so that a misspelt key is never silently ignored.
@@ -99,6 +111,7 @@ struct EmbeddedSettings: Sendable, Equatable {
     private struct Fields {
         let object: JSONObject
 
+        /// The string at `key`, bounded and without NUL; nil when absent or null.
         func string(_ key: String) throws(EmbeddedFailure) -> String? {
             guard let value = object[key], value != .null else { return nil }
             guard case .string(let text) = value else { throw .usage("\"\(key)\" must be a string") }
@@ -109,6 +122,7 @@ struct EmbeddedSettings: Sendable, Equatable {
             return text
         }
 
+        /// The absolute URL at `key`; nil when absent or null.
         func url(_ key: String) throws(EmbeddedFailure) -> URL? {
             guard let text = try string(key) else { return nil }
             guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
@@ -117,6 +131,7 @@ struct EmbeddedSettings: Sendable, Equatable {
             return url
         }
 
+        /// The non-empty strings at `key`, at most ``EmbeddedSettings/maximumListCount``; nil when absent or null.
         func list(_ key: String) throws(EmbeddedFailure) -> [String]? {
             guard let value = object[key], value != .null else { return nil }
             guard case .array(let values) = value else { throw .usage("\"\(key)\" must be an array of strings") }
@@ -131,6 +146,7 @@ struct EmbeddedSettings: Sendable, Equatable {
             }
         }
 
+        /// The boolean at `key`; nil when absent or null.
         func bool(_ key: String) throws(EmbeddedFailure) -> Bool? {
             guard let value = object[key], value != .null else { return nil }
             guard case .bool(let flag) = value else { throw .usage("\"\(key)\" must be true or false") }

@@ -51,17 +51,20 @@ private func waiting<Value: Sendable>(_ body: @escaping @Sendable () async throw
     try Handoff.waiting(for: body).get()
 }
 
+/// `const char *dl_version(void)`: the library's version; static.
 @c(dl_version)
 public func dlVersion() -> UnsafePointer<CChar> {
     versionText
 }
 
+/// `const char *dl_status_name(int)`: a status's name; static.
 @c(dl_status_name)
 public func dlStatusName(_ status: Int32) -> UnsafePointer<CChar> {
     let name: StaticString = EmbeddedFailure.name(of: status) ?? "DL_UNKNOWN"
     return UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
+/// `dl_client_new`: a client from the v1 JSON settings (``EmbeddedSettings``).
 @c(dl_client_new)
 public func dlClientNew(
     _ settings: UnsafePointer<CChar>?, _ length: Int, _ clientOut: UnsafeMutablePointer<OpaquePointer?>?,
@@ -77,6 +80,7 @@ public func dlClientNew(
     }
 }
 
+/// `dl_client_free`: releases a client; `DL_BUSY` while it signs in.
 @c(dl_client_free)
 public func dlClientFree(_ handle: OpaquePointer?) -> Int32 {
     guard let handle else { return EmbeddedFailure.ok }
@@ -86,6 +90,7 @@ public func dlClientFree(_ handle: OpaquePointer?) -> Int32 {
     return EmbeddedFailure.ok
 }
 
+/// `dl_sign_in`: the device flow on the calling thread, its event lines to the callback there.
 @c(dl_sign_in)
 public func dlSignIn(
     _ handle: OpaquePointer?, _ callback: DLEventCallback?, _ context: UnsafeMutableRawPointer?,
@@ -107,11 +112,13 @@ public func dlSignIn(
     }
 }
 
+/// `dl_cancel`: cancels the client's sign-in, from any thread.
 @c(dl_cancel)
 public func dlCancel(_ handle: OpaquePointer?) -> Int32 {
     guarded(nil) { () throws(EmbeddedFailure) in try client(handle).cancelSignIn() }
 }
 
+/// `dl_token`: a fresh access token, as `device-login token --min-ttl`.
 @c(dl_token)
 public func dlToken(
     _ handle: OpaquePointer?, _ minimumTTL: UInt32, _ tokenOut: DLStringOut?, _ errorOut: DLStringOut?
@@ -125,6 +132,7 @@ public func dlToken(
     }
 }
 
+/// `dl_session_status`: the profile's status as v1 JSON, never a token.
 @c(dl_session_status)
 public func dlSessionStatus(_ handle: OpaquePointer?, _ jsonOut: DLStringOut?, _ errorOut: DLStringOut?) -> Int32 {
     guarded(errorOut) { () throws(EmbeddedFailure) in
@@ -134,6 +142,7 @@ public func dlSessionStatus(_ handle: OpaquePointer?, _ jsonOut: DLStringOut?, _
     }
 }
 
+/// `dl_sign_out`: revokes and removes the tokens, as `device-login logout`.
 @c(dl_sign_out)
 public func dlSignOut(_ handle: OpaquePointer?, _ errorOut: DLStringOut?) -> Int32 {
     guarded(errorOut) { () throws(EmbeddedFailure) in
@@ -142,6 +151,7 @@ public func dlSignOut(_ handle: OpaquePointer?, _ errorOut: DLStringOut?) -> Int
     }
 }
 
+/// `dl_string_free`: wipes and frees a string the library handed out.
 @c(dl_string_free)
 public func dlStringFree(_ string: UnsafeMutablePointer<CChar>?) {
     CText.free(string)
