@@ -13,7 +13,7 @@
 # SwiftPM builds the objects (the static library product `devicelogin`); this script links them, which SwiftPM cannot
 # do without unsafeFlags: a version script (DEVICELOGIN_1, made from the symbol list), -static-stdlib for a shared
 # library, and the soname. libcurl, libcrypto and libqrencode are not linked: the core loads them with dlopen on
-# first use, as the CLI does. The shared library needs libc, libm, libstdc++ and libgcc_s.
+# first use, as the CLI does. The shared library needs only libc, libm and libgcc_s (libstdc++ is linked in).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,8 +52,14 @@ trap 'rm -rf "$work"' EXIT
     echo "};"
 } >"$work/devicelogin.map"
 
-# As Scripts/build-release.sh: relative relocations packed as DT_RELR with lld where glibc is 2.36 or later, so that
+# As Scripts/build-release.sh: libstdc++ linked in from libstdc++.a (the toolchain's static-stdlib line names -lstdc++,
+# so a folder searched first holds a linker script `libstdc++.so` that says INPUT(libstdc++.a)), so that the library
+# needs only libc, libm and libgcc_s; and relative relocations packed as DT_RELR with lld where glibc is 2.36 or later, so that
 # loading the library costs a C program's start-up less (the token fast path, benchmark section 6).
+cxx_archive="$(c++ -print-file-name=libstdc++.a 2>/dev/null || true)"
+for cc in gcc clang; do [ -f "$cxx_archive" ] || cxx_archive="$($cc -print-file-name=libstdc++.a 2>/dev/null || true)"; done
+[ -f "$cxx_archive" ] || die "libstdc++.a not found (Debian: apt-get install libstdc++-12-dev)"
+printf 'INPUT(%s)\n' "$cxx_archive" >"$work/libstdc++.so"
 relocations=()
 glibc="$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ print $2 }')"
 if [ -n "$glibc" ] && printf '2.36\n%s\n' "$glibc" | sort -V -C; then
@@ -63,7 +69,7 @@ fi
 # The DeviceLoginC objects go in as objects (swiftc's static-stdlib line hides every archive's symbols with
 # --exclude-libs ALL), the rest of the package from the archive; the runtime libraries the archive's objects
 # autolink are named by hand (swiftc reads autolink entries from objects only), and -z defs proves none is missing.
-swiftc -emit-library -static-stdlib -O -o "$out/libdevicelogin.so.1" "$objects"/DeviceLoginC.build/*.o \
+swiftc -emit-library -static-stdlib -O -o "$out/libdevicelogin.so.1" -L "$work" "$objects"/DeviceLoginC.build/*.o \
     -Xlinker "$archive" -Xlinker -l_FoundationCollections -Xlinker -l_FoundationCShims -Xlinker -lswiftDispatch \
     -Xlinker -ldispatch -Xlinker -lBlocksRuntime -Xlinker -z -Xlinker defs \
     -Xlinker -soname=libdevicelogin.so.1 -Xlinker --version-script="$work/devicelogin.map" \

@@ -165,6 +165,9 @@ def test_abi_matches_the_checked_in_list(installed):
                      if len(line.split()) == 3 and line.split()[1].isupper() and line.split()[1] != "A")
     soname = run(["objdump", "-p", str(prefix / "lib" / "libdevicelogin.so.1")]).stdout
     assert re.search(r"SONAME\s+libdevicelogin\.so\.1\b", soname)
+    # Only libc, libm and libgcc_s (and the loader): the runtime and libstdc++ are inside, libcurl is loaded on use.
+    needed = set(re.findall(r"NEEDED\s+(\S+)", soname))
+    assert needed <= {"libc.so.6", "libm.so.6", "libgcc_s.so.1", "ld-linux-x86-64.so.2"}, needed
     declarations = re.findall(r"^(?:typedef [^;]*;|(?:const )?\w[\w ]*\*?\s*dl_\w+\([^;]*\);)", HEADER.read_text(), re.M)
     defines = re.findall(r"^#define (DL_\w+ \S+)", HEADER.read_text(), re.M)
     current = ["# symbols"] + symbols + ["# declarations"] + [" ".join(d.split()) for d in declarations] + \
