@@ -209,6 +209,14 @@ final class EmbeddedClient: Sendable {
         return TokenState(record: record, client: client, store: store, transport: transport)
     }
 
+    /// The stored access token when it may be handed out as it is, read on the calling thread with no task and no
+    /// request: the rule of `device-login token`'s fast lane (``TokenState/storedToken(_:now:lifetime:)``). nil
+    /// when ``freshToken(minimumTTL:)`` must answer (a refresh, a DPoP proof, a record the glance cannot read).
+    func storedToken(minimumTTL: Duration) -> String? {
+        guard let glance = try? store.glanceOnCallingThread(profile: settings.profile) else { return nil }
+        return TokenState.storedToken(glance, now: SystemTime.now(), lifetime: minimumTTL)?.token
+    }
+
     /// A fresh access token, refreshed when it expires within `minimumTTL` (plus the refresh margin).
     func freshToken(minimumTTL: Duration) async throws -> String {
         try await openSession().freshAccessToken(minimumTTL: minimumTTL)

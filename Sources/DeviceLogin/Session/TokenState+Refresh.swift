@@ -306,3 +306,28 @@ extension TokenState {
         try? await Self.removeTokens(from: tokenStore, profile: profile.name)
     }
 }
+
+extension TokenState {
+    /// The access token a glance at the stored record (``RecordGlance``) may answer with, without a token state or
+    /// any request: a bearer token of a profile that can make its client configuration without a secret given now,
+    /// valid for `lifetime` or ``defaultRefreshMargin`` after `now`, the longer; nil when the full path must answer
+    /// (a refresh, a DPoP proof, a secret). The one rule of the CLI's fast lane and of the C library's `dl_token`.
+    /// - Parameters:
+    ///   - glance: The record, as ``FileTokenStore`` glanced at it.
+    ///   - now: The wall-clock time.
+    ///   - lifetime: How long the token must stay valid (`--min-ttl`).
+    /// - Returns: The token and its expiry, or nil.
+    package static func storedToken(
+        _ glance: RecordGlance, now: Date, lifetime: Duration
+    ) -> (token: String, expiresAt: Date?)? {
+        // The full path makes the client configuration before it looks at the tokens, and fails when the profile
+        // needs a client secret it does not store: so does a glance, by leaving it to the full path.
+        guard glance.hasClientConfiguration else { return nil }
+        // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
+        // makes.
+        guard glance.tokenType?.lowercased() == "bearer" else { return nil }
+        let validAfter = now.addingTimeInterval(max(defaultRefreshMargin, lifetime).timeInterval)
+        guard let token = glance.accessToken(validAfter: validAfter) else { return nil }
+        return (token, glance.expiresAt)
+    }
+}

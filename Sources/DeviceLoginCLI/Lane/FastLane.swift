@@ -170,14 +170,7 @@ enum FastLane {
     static func storedToken(_ glance: RecordGlance, lifetime: Duration, process: Process)
         -> (token: String, expiresAt: Date?)?
     {
-        // The full path makes the client configuration before it looks at the tokens, and fails when the profile
-        // needs a client secret it does not store: so does the lane, by leaving it to the full path.
-        guard glance.hasClientConfiguration else { return nil }
-        // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
-        // makes.
-        guard glance.tokenType?.lowercased() == "bearer" else { return nil }
-        let validAfter = process.now.addingTimeInterval(max(TokenState.defaultRefreshMargin, lifetime).timeInterval)
-        guard let token = glance.accessToken(validAfter: validAfter) else { return nil }
-        return (token, glance.expiresAt)
+        // The one rule, shared with the C library's dl_token.
+        TokenState.storedToken(glance, now: process.now, lifetime: lifetime)
     }
 }
