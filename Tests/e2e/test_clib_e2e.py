@@ -221,3 +221,20 @@ def test_python_example_signs_in(installed, server, tmp_path):
     token, shown = sign_in_example([sys.executable, str(example)], installed, server, tmp_path / "home")
     assert token and "Signed in." in shown
     assert (tmp_path / "home" / "default.json").is_file()
+
+
+def test_install_lib_lists_and_uninstalls_exactly_its_files(installed, tmp_path):
+    built = REPO_ROOT / ".build" / "clib" / "lib"
+    prefix = tmp_path / "prefix"
+    output = run(["bash", str(REPO_ROOT / "Scripts" / "install.sh"), "--lib", "--prefix", str(prefix), "--from",
+                  str(built)]).stdout
+    files = ["lib/libdevicelogin.so.1", "lib/libdevicelogin.so", "lib/libdevicelogin.a", "include/device_login.h",
+             "lib/pkgconfig/devicelogin.pc"]
+    for relative in files:
+        assert (prefix / relative).exists() and f"{prefix}/{relative}" in output
+    assert f"prefix={prefix}" in (prefix / "lib" / "pkgconfig" / "devicelogin.pc").read_text()
+    mine = prefix / "include" / "mine.h"
+    mine.write_text("/* the user's */\n")
+    run(["bash", str(REPO_ROOT / "Scripts" / "install.sh"), "--lib", "--prefix", str(prefix), "--uninstall"])
+    assert not any((prefix / relative).exists() or (prefix / relative).is_symlink() for relative in files)
+    assert mine.exists()
