@@ -11,6 +11,9 @@ let package = Package(
         .executable(name: "device-login", targets: ["device-login"]),
         .executable(name: "device-login-demo", targets: ["device-login-demo"]),
         .executable(name: "device-login-bench", targets: ["DeviceLoginBenchmark"]),
+        // The C library's objects; Scripts/build-lib.sh links them, with the Swift runtime, into libdevicelogin.so.1
+        // and libdevicelogin.a (docs/embedding.md).
+        .library(name: "devicelogin", type: .static, targets: ["DeviceLoginC"]),
     ],
     targets: [
         // What the three loaders below share: dlopen of a library, dlsym of every function it lists into a table of
@@ -57,6 +60,8 @@ let package = Package(
         // The demo server's program: the same CLI with a `demo` that runs the testing kit's server. Of the CLI's
         // two programs, the only one that links the kit.
         .executableTarget(name: "device-login-demo", dependencies: ["DeviceLoginCLI", "DeviceLoginTesting"]),
+        // The C ABI of libdevicelogin (include/device_login.h): `@c` functions over the core, nothing else.
+        .target(name: "DeviceLoginC", dependencies: ["DeviceLogin"]),
         // For device-login-bench: the heap's bytes in use (mallinfo2, which Swift's Glibc module does not expose).
         .target(name: "CHeapUsage", path: "Benchmarks/CHeapUsage"),
         .executableTarget(
@@ -82,6 +87,7 @@ let package = Package(
             dependencies: ["DeviceLoginTerminal", "DeviceLogin", "DeviceLoginTesting", "DeviceLoginTestSupport"],
             exclude: ["Kiosk/Snapshots", "Prompt/Snapshots"]
         ),
+        .testTarget(name: "DeviceLoginCTests", dependencies: ["DeviceLoginC", "DeviceLogin"]),
         .testTarget(name: "DeviceLoginTestingTests", dependencies: ["DeviceLoginTesting", "DeviceLogin"]),
         .testTarget(
             name: "DeviceLoginCLITests",

@@ -14,7 +14,10 @@
 #      must not be among them: the first two are loaded on first use, the last is linked in) and whether full Foundation is in it
 #      (it must not be: FoundationEssentials only);
 #   5. 16 `device-login token` processes started at once on a profile whose access token has expired: wall time,
-#      distinct tokens printed (goal: 1) and refresh requests that reached the server (goal: 1).
+#      distinct tokens printed (goal: 1) and refresh requests that reached the server (goal: 1);
+#   6. libdevicelogin, the C library (Scripts/build-lib.sh): its stripped size (goal: at most 12 MB), and a C
+#      program's token fast path (dl_client_new + dl_token + print) against `cat` of the profile (goal: at most 3x).
+#      It runs before section 5, which expires the stored token.
 #
 # Goals missed are reported as FAIL; the script exits non-zero only when something could not be run.
 # Uses hyperfine when installed (apt-get install -y hyperfine), else a timing loop; /usr/bin/time (apt-get install
@@ -397,6 +400,48 @@ else
     else
         echo "   full Foundation not linked in (no \$s10Foundation symbols; FoundationEssentials only): PASS"
     fi
+fi
+
+# --- 6. The C library: size and the token fast path --------------------------------------------------------------
+echo
+echo "6. libdevicelogin (Scripts/build-lib.sh): stripped size, and a C program's dl_token against cat"
+show "bash Scripts/build-lib.sh"
+if lib_dir="$(timeout 3600 bash Scripts/build-lib.sh 2>"$work/lib.log")"; then
+    strip -o "$work/libdevicelogin.stripped.so" "$lib_dir/libdevicelogin.so.1"
+    lib_bytes=$(stat -c %s "$work/libdevicelogin.stripped.so")
+    lib_mb=$(awk -v b="$lib_bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+    printf '   %-44s %s MB   goal <= 12 MB: %s\n' "stripped libdevicelogin.so.1" "$lib_mb" \
+        "$(verdict "$(awk -v m="$lib_mb" 'BEGIN { print (m <= 12) ? 1 : 0 }')")"
+    # The program a firmware tool would run on every call: the saved profile's token, nothing else.
+    cat >"$work/c-token.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <device_login.h>
+int main(void) {
+    const char *settings = "{\"v\":1,\"profile\":\"bench\"}";
+    dl_client *client = NULL;
+    char *token = NULL;
+    int status = dl_client_new(settings, strlen(settings), &client, NULL);
+    if (status == DL_OK) status = dl_token(client, 0, &token, NULL);
+    if (status == DL_OK) puts(token);
+    dl_string_free(token);
+    dl_client_free(client);
+    return status;
+}
+C
+    lib_abs="$(cd "$lib_dir" && pwd)"
+    if gcc -O2 -I include -o "$work/c-token" "$work/c-token.c" -L "$lib_abs" -ldevicelogin \
+        -Wl,-rpath,"$lib_abs" 2>"$work/c-token.err"; then
+        printf '   %-32s %11s %11s %8s %-4s %10s\n' "fast path" "C program" "cat" "ratio" "" "peak RSS"
+        fast_path "C dl_token" /dev/null plain "$work/c-token"
+        for line in "${fast_fails[@]}"; do
+            [[ "$line" == "C dl_token"* ]] && echo "   FAIL $line"
+        done
+    else
+        echo "   FAIL the C program did not compile: $(head -1 "$work/c-token.err")"
+    fi
+else
+    echo "   FAIL Scripts/build-lib.sh failed: $(tail -1 "$work/lib.log")"
 fi
 
 # --- 5. The 16-process refresh race -------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #
 #   Scripts/install.sh [--prefix DIR] [--bin FILE] [--pam]
 #   Scripts/install.sh [--prefix DIR] --uninstall
+#   Scripts/install.sh --lib [--prefix DIR] [--uninstall]   the C library instead (Scripts/install-lib.sh)
 #
 #   --prefix DIR   where to install (default: /usr/local for root, ~/.local otherwise); created when missing
 #   --bin FILE     install this device-login binary instead of building one (Scripts/build-release.sh). In a package
@@ -29,11 +30,12 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
+case " $* " in *" --lib "*) exec bash "$here/install-lib.sh" "$@" ;; esac
 prefix=""
 binary=""
 uninstall=0
 pam=0
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case "$1" in
         --prefix) prefix="${2:?--prefix needs a folder}"; shift 2 ;;

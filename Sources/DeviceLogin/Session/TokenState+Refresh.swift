@@ -306,3 +306,31 @@ extension TokenState {
         try? await Self.removeTokens(from: tokenStore, profile: profile.name)
     }
 }
+
+extension TokenState {
+    /// The access token a stored record may answer with, without a token state or any request: a bearer token of
+    /// a profile that can make its client configuration without a secret given now, valid for `lifetime` or
+    /// ``defaultRefreshMargin`` after `now`, the longer; nil when the full path must answer (a refresh, a DPoP
+    /// proof, a secret). The one rule of the CLI's fast lane and of the C library's `dl_token`.
+    /// - Parameters:
+    ///   - record: The profile's record, as the store's one reader read it.
+    ///   - now: The wall-clock time.
+    ///   - lifetime: How long the token must stay valid (`--min-ttl`).
+    /// - Returns: The token and its expiry, or nil.
+    package static func storedToken(
+        _ record: ProfileRecord, now: Date, lifetime: Duration
+    ) -> (token: String, expiresAt: Date?)? {
+        // The full path makes the client configuration before it looks at the tokens, and fails when the profile
+        // needs a client secret it does not store: so does the fast answer, by leaving it to the full path.
+        let profile = record.profile
+        guard ClientAuthentication(profile.clientAuthentication, secret: profile.clientSecret) != nil,
+            let tokens = record.tokens,
+            // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
+            // makes.
+            tokens.isBearer
+        else { return nil }
+        let validAfter = now.addingTimeInterval(max(defaultRefreshMargin, lifetime).timeInterval)
+        guard let token = tokens.accessToken(validAfter: validAfter) else { return nil }
+        return (token, tokens.expiresAt)
+    }
+}

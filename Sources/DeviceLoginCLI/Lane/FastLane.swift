@@ -141,17 +141,7 @@ enum FastLane {
     static func storedToken(_ record: ProfileRecord, lifetime: Duration, process: Process)
         -> (token: String, expiresAt: Date?)?
     {
-        // The full path makes the client configuration before it looks at the tokens, and fails when the profile
-        // needs a client secret it does not store: so does the lane, by leaving it to the full path.
-        let profile = record.profile
-        guard ClientAuthentication(profile.clientAuthentication, secret: profile.clientSecret) != nil,
-            let tokens = record.tokens,
-            // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
-            // makes.
-            tokens.isBearer
-        else { return nil }
-        let validAfter = process.now.addingTimeInterval(max(TokenState.defaultRefreshMargin, lifetime).timeInterval)
-        guard let token = tokens.accessToken(validAfter: validAfter) else { return nil }
-        return (token, tokens.expiresAt)
+        // The one rule, shared with the C library's dl_token.
+        TokenState.storedToken(record, now: process.now, lifetime: lifetime)
     }
 }
