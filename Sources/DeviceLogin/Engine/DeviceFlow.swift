@@ -61,13 +61,22 @@ public struct DeviceFlow: Sendable {
     ///   ``DeviceLoginError/Code/invalidResponse``, ``DeviceLoginError/Code/insecureEndpoint``);
     ///   `CancellationError`.
     public func requestAuthorization() async throws -> DeviceAuthorization {
+        let request = try authorizationRequest()
+        let response = try await send(request, while: "the device authorization request")
+        return try authorization(from: response)
+    }
+
+    /// The device authorization request (RFC 8628 §3.1), once the endpoints are known to be allowed.
+    ///
+    /// Out of line for the frame size (as ``authorization(from:)`` and ``send(_:while:)``'s error): a flow's task
+    /// keeps the allocator slabs its deepest moment needed, and that moment is this request.
+    @inline(never)
+    private func authorizationRequest() throws -> HTTPRequest {
         try endpoints.check(allowInsecureHTTP: client.allowInsecureHTTP)
         let message = DeviceAuthorizationRequest(
             scopes: scopes, resources: client.resources, additionalParameters: client.additionalParameters
         )
-        let request = client.formRequest(to: endpoints.deviceAuthorization, parameters: message.formParameters)
-        let response = try await send(request, while: "the device authorization request")
-        return try authorization(from: response)
+        return client.formRequest(to: endpoints.deviceAuthorization, parameters: message.formParameters)
     }
 
     /// An authorization saved by another process (``PollingProgress``, ``PendingAuthorization``), ready to be polled
@@ -114,6 +123,7 @@ public struct DeviceFlow: Sendable {
     static let maximumScopeListLength = 300
 
     /// Reads the device authorization response.
+    @inline(never)
     private func authorization(from response: HTTPResponse) throws -> DeviceAuthorization {
         switch ServerReply(response) {
         case .success(let object):
@@ -228,7 +238,7 @@ public struct DeviceFlow: Sendable {
                 delay = after
             case .expire(let after):
                 try await clock.sleep(for: after)
-                throw DeviceLoginError.codeExpired(oauthError: nil)
+                throw Self.expired()
             case .finish, .fail:
                 return try Self.finish(decision, onEvent: onEvent)
             }
@@ -276,6 +286,12 @@ public struct DeviceFlow: Sendable {
         } catch let error as TransportError {
             return .failure(error)
         }
+    }
+
+    /// The error of a code that expired while the flow waited; out of line, as ``wrapped(_:while:)``.
+    @inline(never)
+    private static func expired() -> any Error {
+        DeviceLoginError.codeExpired(oauthError: nil)
     }
 
     /// The token request every poll sends (RFC 8628 §3.4), the first state and the first step: wait one interval.
@@ -374,7 +390,14 @@ public struct DeviceFlow: Sendable {
             if let dpop = client.dpop { return try await dpop.send(request, through: transport) }
             return try await transport.send(request)
         } catch let error as TransportError {
-            throw DeviceLoginError.wrapping(error, while: action)
+            throw Self.wrapped(error, while: action)
         }
+    }
+
+    /// A transport's failure as the ``DeviceLoginError`` to throw; out of line, so that the error (248 bytes) takes no
+    /// slot in the async frame of ``send(_:while:)``.
+    @inline(never)
+    private static func wrapped(_ error: TransportError, while action: String) -> any Error {
+        DeviceLoginError.wrapping(error, while: action)
     }
 }
