@@ -61,13 +61,22 @@ public struct DeviceFlow: Sendable {
     ///   ``DeviceLoginError/Code/invalidResponse``, ``DeviceLoginError/Code/insecureEndpoint``);
     ///   `CancellationError`.
     public func requestAuthorization() async throws -> DeviceAuthorization {
+        let request = try authorizationRequest()
+        let response = try await send(request, while: "the device authorization request")
+        return try authorization(from: response)
+    }
+
+    /// The device authorization request (RFC 8628 §3.1), once the endpoints are known to be allowed.
+    ///
+    /// Out of line for the frame size (as ``authorization(from:)`` and ``send(_:while:)``'s error): a flow's task
+    /// keeps the allocator slabs its deepest moment needed, and that moment is this request.
+    @inline(never)
+    private func authorizationRequest() throws -> HTTPRequest {
         try endpoints.check(allowInsecureHTTP: client.allowInsecureHTTP)
         let message = DeviceAuthorizationRequest(
             scopes: scopes, resources: client.resources, additionalParameters: client.additionalParameters
         )
-        let request = client.formRequest(to: endpoints.deviceAuthorization, parameters: message.formParameters)
-        let response = try await send(request, while: "the device authorization request")
-        return try authorization(from: response)
+        return client.formRequest(to: endpoints.deviceAuthorization, parameters: message.formParameters)
     }
 
     /// An authorization saved by another process (``PollingProgress``, ``PendingAuthorization``), ready to be polled
@@ -114,6 +123,7 @@ public struct DeviceFlow: Sendable {
     static let maximumScopeListLength = 300
 
     /// Reads the device authorization response.
+    @inline(never)
     private func authorization(from response: HTTPResponse) throws -> DeviceAuthorization {
         switch ServerReply(response) {
         case .success(let object):
@@ -177,34 +187,21 @@ public struct DeviceFlow: Sendable {
         _ authorization: DeviceAuthorization,
         onEvent: @Sendable (DeviceFlowEvent) -> Void = { _ in }
     ) async throws -> TokenResponse {
-        let result: Result<TokenResponse, any Error>
         do {
-            result = .success(try await poll(authorization, onEvent: onEvent))
+            return try await poll(authorization, onEvent: onEvent)
         } catch {
-            result = .failure(error)
+            throw Self.reportFailure(error, onEvent: onEvent)
         }
-        return try Self.finish(result, onEvent: onEvent)
     }
 
-    /// Reports how polling ended (``DeviceFlowEvent/succeeded`` or ``DeviceFlowEvent/failed(_:)``) and returns the
-    /// token or rethrows.
+    /// Reports ``DeviceFlowEvent/failed(_:)`` for a ``DeviceLoginError`` and returns `error` to be rethrown
+    /// (``DeviceFlowEvent/succeeded`` is reported by ``finish(_:onEvent:)``).
     ///
-    /// Out of line for the frame size: a `do`/`catch` with the events inline in ``pollForToken(_:onEvent:)``
-    /// costs +10 MB, +1.0 kB per flow in device-login-bench.
+    /// Out of line for the frame size: the event and the cast stay on the thread's stack.
     @inline(never)
-    private static func finish(
-        _ result: Result<TokenResponse, any Error>, onEvent: @Sendable (DeviceFlowEvent) -> Void
-    ) throws -> TokenResponse {
-        switch result {
-        case .success(let token):
-            onEvent(.succeeded)
-            return token
-        case .failure(let error as DeviceLoginError):
-            onEvent(.failed(error))
-            throw error
-        case .failure(let error):
-            throw error
-        }
+    private static func reportFailure(_ error: any Error, onEvent: @Sendable (DeviceFlowEvent) -> Void) -> any Error {
+        if let error = error as? DeviceLoginError { onEvent(.failed(error)) }
+        return error
     }
 
     /// Runs the whole flow: requests the authorization, reports it as
@@ -214,40 +211,87 @@ public struct DeviceFlow: Sendable {
     /// - Throws: As ``requestAuthorization()`` and ``pollForToken(_:onEvent:)``.
     public func run(onEvent: @Sendable (DeviceFlowEvent) -> Void = { _ in }) async throws -> TokenResponse {
         let authorization = try await requestAuthorization()
-        onEvent(.authorizationReceived(authorization))
+        Self.announce(authorization, onEvent: onEvent)
         return try await pollForToken(authorization, onEvent: onEvent)
     }
 
+    /// Reports ``DeviceFlowEvent/authorizationReceived(_:)``: out of line, so that the event (the size of an
+    /// authorization) takes no slot in ``run(onEvent:)``'s async frame.
+    @inline(never)
+    private static func announce(_ authorization: DeviceAuthorization, onEvent: @Sendable (DeviceFlowEvent) -> Void) {
+        onEvent(.authorizationReceived(authorization))
+    }
+
     /// The polling loop, a thin shell around ``PollScheduler``: sleep, send, decide.
+    ///
+    /// Everything between the awaits is out of line (``finish(_:onEvent:)``, ``announcePoll(_:onEvent:)``,
+    /// ``sendPoll(_:)``, ``decide(after:state:onEvent:)``): the frame keeps only the request, the state and the
+    /// decision, for as long as the flow waits.
     private func poll(
         _ authorization: DeviceAuthorization, onEvent: @Sendable (DeviceFlowEvent) -> Void
     ) async throws -> TokenResponse {
         var (request, state, decision) = start(authorization)
         while true {
+            let delay: Duration
             switch decision {
-            case .finish(let token):
-                return token
-            case .fail(let error):
-                throw error
-            case .expire(let delay):
-                try await clock.sleep(for: delay)
-                throw DeviceLoginError.codeExpired(oauthError: nil)
-            case .poll(let delay):
-                try await clock.sleep(for: delay)
-                try Task.checkCancellation()
-                state.attempts += 1
-                onEvent(.polling(attempt: state.attempts, elapsed: clock.elapsed()))
-                let reply: Result<HTTPResponse, TransportError>
-                do {
-                    try prove(&request)
-                    reply = .success(try await transport.send(request))
-                } catch let error as TransportError {
-                    reply = .failure(error)
-                }
-                try Task.checkCancellation()
-                decision = decide(after: reply, state: &state, onEvent: onEvent)
+            case .poll(let after):
+                delay = after
+            case .expire(let after):
+                try await clock.sleep(for: after)
+                throw Self.expired()
+            case .finish, .fail:
+                return try Self.finish(decision, onEvent: onEvent)
             }
+            try await clock.sleep(for: delay)
+            try Task.checkCancellation()
+            announcePoll(&state, onEvent: onEvent)
+            let reply = try await sendPoll(&request)
+            try Task.checkCancellation()
+            decision = decide(after: reply, state: &state, onEvent: onEvent)
         }
+    }
+
+    /// The token of a finished flow (``DeviceFlowEvent/succeeded`` reported), or its error thrown.
+    @inline(never)
+    private static func finish(
+        _ decision: PollScheduler.Decision, onEvent: @Sendable (DeviceFlowEvent) -> Void
+    ) throws -> TokenResponse {
+        switch decision {
+        case .finish(let token):
+            onEvent(.succeeded)
+            return token
+        case .fail(let error):
+            throw error
+        case .poll, .expire:
+            // Unreachable: poll(_:onEvent:) gives only .finish and .fail.
+            preconditionFailure("finish(_:onEvent:) was given a decision that does not end the flow")
+        }
+    }
+
+    /// Counts the poll about to be sent and reports it (``DeviceFlowEvent/polling(attempt:elapsed:)``).
+    @inline(never)
+    private func announcePoll(_ state: inout PollScheduler.State, onEvent: @Sendable (DeviceFlowEvent) -> Void) {
+        state.attempts += 1
+        onEvent(.polling(attempt: state.attempts, elapsed: clock.elapsed()))
+    }
+
+    /// Sends one poll: a new DPoP proof in `request` first when the client has a key (``prove(_:)``).
+    /// - Returns: The response, or the transport's failure (the scheduler decides on it).
+    /// - Throws: The proof's ``DeviceLoginError``; `CancellationError`.
+    @inline(never)
+    private func sendPoll(_ request: inout HTTPRequest) async throws -> Result<HTTPResponse, TransportError> {
+        do {
+            try prove(&request)
+            return .success(try await transport.send(request))
+        } catch let error as TransportError {
+            return .failure(error)
+        }
+    }
+
+    /// The error of a code that expired while the flow waited; out of line, as ``wrapped(_:while:)``.
+    @inline(never)
+    private static func expired() -> any Error {
+        DeviceLoginError.codeExpired(oauthError: nil)
     }
 
     /// The token request every poll sends (RFC 8628 §3.4), the first state and the first step: wait one interval.
@@ -346,7 +390,14 @@ public struct DeviceFlow: Sendable {
             if let dpop = client.dpop { return try await dpop.send(request, through: transport) }
             return try await transport.send(request)
         } catch let error as TransportError {
-            throw DeviceLoginError.wrapping(error, while: action)
+            throw Self.wrapped(error, while: action)
         }
+    }
+
+    /// A transport's failure as the ``DeviceLoginError`` to throw; out of line, so that the error (248 bytes) takes no
+    /// slot in the async frame of ``send(_:while:)``.
+    @inline(never)
+    private static func wrapped(_ error: TransportError, while action: String) -> any Error {
+        DeviceLoginError.wrapping(error, while: action)
     }
 }

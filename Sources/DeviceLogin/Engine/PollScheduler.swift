@@ -42,10 +42,13 @@ public enum PollScheduler {
     public enum Decision: Sendable, Hashable {
         /// Wait `delay`, then poll.
         case poll(after: Duration)
+        // `indirect`: the polling loop holds a decision across its awaits, so the largest payload (a
+        // DeviceLoginError, 248 bytes) would take its size in the async frame of every waiting flow. Boxed, the
+        // decision is 17 bytes, and the box is made only when a flow ends.
         /// Stop with the token.
-        case finish(TokenResponse)
+        indirect case finish(TokenResponse)
         /// Stop with the error now.
-        case fail(DeviceLoginError)
+        indirect case fail(DeviceLoginError)
         /// The next poll would fall at or after the deadline: wait until the deadline (`after`), then stop with
         /// ``DeviceLoginError/Code/expired``.
         case expire(after: Duration)
