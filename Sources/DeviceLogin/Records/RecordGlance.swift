@@ -29,6 +29,9 @@ package struct RecordGlance: Sendable, Equatable {
     package var accessToken: String?
     package var tokenType: String?
     package var expiresAt: Date?
+    /// Where the tokens rest (``ProfileRecord/tokenStore``): when not the file, the token fields above come from that
+    /// store (``FileTokenStore/glanceOnCallingThread(profile:)``).
+    package var tokenStore: TokenStoreKind
 
     /// Reads `bytes`, a stored record of the profile `name`; nil when the full decoder must read it.
     package init?(_ bytes: [UInt8], profile name: String) {
@@ -40,6 +43,13 @@ package struct RecordGlance: Sendable, Equatable {
             case .string(let storedName)? = profile[Profile.CodingKeys.name.rawValue], storedName == name
         else { return nil }
         self.name = storedName
+        switch record["store"] {
+        case nil, .null?: tokenStore = .file
+        case .string(let kind)?:
+            guard let known = TokenStoreKind(rawValue: kind) else { return nil }
+            tokenStore = known
+        default: return nil
+        }
         switch profile[Profile.CodingKeys.clientAuthentication.rawValue] {
         case nil, .null?: clientAuthentication = .none
         case .string(let method)?:
