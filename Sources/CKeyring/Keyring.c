@@ -12,6 +12,7 @@ enum {
     DL_KEYCTL_JOIN_SESSION_KEYRING = 1,
     DL_KEYCTL_REVOKE = 3,
     DL_KEYCTL_DESCRIBE = 6,
+    DL_KEYCTL_LINK = 8,
     DL_KEYCTL_UNLINK = 9,
     DL_KEYCTL_SEARCH = 10,
     DL_KEYCTL_READ = 11,
@@ -42,6 +43,10 @@ long dl_keyctl_read(int32_t key, void *buffer, size_t capacity) {
 
 long dl_keyctl_setperm(int32_t key, uint32_t permissions) {
     return syscall(SYS_keyctl, DL_KEYCTL_SETPERM, (long)key, (unsigned long)permissions);
+}
+
+long dl_keyctl_link(int32_t key, int32_t keyring) {
+    return syscall(SYS_keyctl, DL_KEYCTL_LINK, (long)key, (long)keyring);
 }
 
 long dl_keyctl_unlink(int32_t key, int32_t keyring) {
@@ -93,6 +98,10 @@ long dl_keyctl_read(int32_t key, void *buffer, size_t capacity) {
 }
 long dl_keyctl_setperm(int32_t key, uint32_t permissions) {
     (void)key, (void)permissions;
+    return dl_no_keyrings();
+}
+long dl_keyctl_link(int32_t key, int32_t keyring) {
+    (void)key, (void)keyring;
     return dl_no_keyrings();
 }
 long dl_keyctl_unlink(int32_t key, int32_t keyring) {

@@ -28,6 +28,9 @@ long dl_keyctl_read(int32_t key, void *buffer, size_t capacity);
 /// keyctl(KEYCTL_SETPERM, key, permissions).
 long dl_keyctl_setperm(int32_t key, uint32_t permissions);
 
+/// keyctl(KEYCTL_LINK, key, keyring).
+long dl_keyctl_link(int32_t key, int32_t keyring);
+
 /// keyctl(KEYCTL_UNLINK, key, keyring).
 long dl_keyctl_unlink(int32_t key, int32_t keyring);
 

@@ -34,7 +34,7 @@ extension FileTokenStore {
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for another word.
     static func keyring(environment: [String: String]) throws -> KeyringTokenStore.Keyring {
         guard let text = environment[keyringVariable], !text.isEmpty else { return .persistent }
-        guard let keyring = KeyringTokenStore.Keyring(rawValue: text) else {
+        guard let keyring = KeyringTokenStore.Keyring(text) else {
             throw DeviceLoginError(
                 .configuration, "\(keyringVariable) is \(text), neither persistent nor session",
                 hint: "unset \(keyringVariable), or set it to persistent or session")
@@ -51,9 +51,10 @@ extension FileTokenStore {
         case .keyring:
             let store = keyringStore
             let description = try store.keyDescription(profile: record.name)
-            record.tokens = try store.readOnCallingThread(description).map {
-                try store.decode($0, description: description, profile: record.name).tokens
-            } ?? nil
+            record.tokens =
+                try store.readOnCallingThread(description).map {
+                    try store.decode($0, description: description, profile: record.name).tokens
+                } ?? nil
         case .secretService:
             throw Self.secretServiceMissing(profile: record.name)
         }
@@ -112,7 +113,7 @@ extension FileTokenStore {
         let description = try store.keyDescription(profile: name)
         do throws(SystemCallError) {
             try store.kernel.remove(description)
-        } catch where [ENOSYS, EPERM, EACCES].contains(error.code) {
+        } catch  where [ENOSYS, EPERM, EACCES].contains(error.code) {
             return
         } catch {
             throw store.storageError(error, doing: "delete", description: description)

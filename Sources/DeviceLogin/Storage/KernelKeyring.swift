@@ -25,18 +25,14 @@ import Darwin
 /// for other users. The payload never leaves the kernel but through `keyctl read` by a possessor.
 struct KernelKeyring: Sendable {
     /// The keyring the keys live in.
-    enum Anchor: Sendable, Equatable {
-        /// The user's persistent keyring: survives logout, not reboot.
-        case persistent
-        /// The calling process's session keyring: gone with the session.
-        case session
-    }
+    typealias Anchor = KeyringTokenStore.Keyring
 
     /// `user` keys hold at most 32767 bytes (keyrings(7)).
     static let maximumPayloadBytes = 32_767
     /// The permissions of every key: possessor all (`0x3f000000`), user view (`0x00010000`), group and other none.
     static let permissions: UInt32 = 0x3f01_0000
 
+    private static let threadKeyring: Int32 = -1
     private static let processKeyring: Int32 = -2
     private static let sessionKeyring: Int32 = -3
 
@@ -50,6 +46,14 @@ struct KernelKeyring: Sendable {
         switch anchor {
         case .persistent: serial = dl_keyctl_get_persistent(-1, Self.processKeyring)
         case .session: serial = dl_keyctl_get_keyring_id(Self.sessionKeyring, 1)
+        case .serial(let keyring):
+            // Credentials, and so keyrings, are per thread: link the keyring into this thread's keyring, which makes
+            // the thread a possessor.
+            let thread = dl_keyctl_get_keyring_id(Self.threadKeyring, 1)
+            guard thread >= 0, dl_keyctl_link(keyring, thread) == 0 else {
+                throw SystemCallError(call: "keyctl link", code: errno)
+            }
+            serial = keyring
         }
         guard serial >= 0 else { throw SystemCallError(call: "keyctl", code: errno) }
         return serial
@@ -95,7 +99,7 @@ struct KernelKeyring: Sendable {
         let key: Int32?
         do throws(SystemCallError) {
             key = try find(description)
-        } catch where error.code == EKEYREVOKED || error.code == EKEYEXPIRED {
+        } catch  where error.code == EKEYREVOKED || error.code == EKEYEXPIRED {
             try unlinkDead(description, from: try keyring())
             return true
         }
@@ -130,10 +134,22 @@ struct KernelKeyring: Sendable {
         guard dl_keyctl_revoke(key) == 0 else { throw SystemCallError(call: "keyctl revoke", code: errno) }
     }
 
-    /// Gives the calling process a new, empty, anonymous session keyring (`KEYCTL_JOIN_SESSION_KEYRING`), which
-    /// its children inherit: tests call it once so that ``Anchor/session`` is theirs alone.
-    static func joinNewSession() throws(SystemCallError) {
-        guard dl_keyctl_join_new_session() >= 0 else { throw SystemCallError(call: "keyctl join", code: errno) }
+    /// The permissions of the key `description` (`KEYCTL_DESCRIBE`), nil when there is none.
+    func permissions(of description: String) throws(SystemCallError) -> UInt32? {
+        guard let key = try find(description), let described = describe(key) else { return nil }
+        return UInt32(described.permissions, radix: 16)
+    }
+
+    /// A new, empty keyring of this user's, for tests (a test process's threads each have their own credentials,
+    /// so no keyring of the session is theirs alone): linked into the calling thread's keyring, and open to the
+    /// user's other threads (`0x3f3f0000`), which link it into theirs on each use (``Anchor/serial(_:)``).
+    static func makeTestKeyring(_ description: String) throws(SystemCallError) -> Int32 {
+        let thread = dl_keyctl_get_keyring_id(threadKeyring, 1)
+        guard thread >= 0 else { throw SystemCallError(call: "keyctl", code: errno) }
+        let keyring = dl_add_key("keyring", description, nil, 0, thread)
+        guard keyring >= 0 else { throw SystemCallError(call: "add_key", code: errno) }
+        guard dl_keyctl_setperm(keyring, 0x3f3f_0000) == 0 else { throw SystemCallError(call: "setperm", code: errno) }
+        return keyring
     }
 
     // MARK: - The calls
@@ -171,13 +187,13 @@ struct KernelKeyring: Sendable {
 
     /// A key's type and description (`KEYCTL_DESCRIBE`: "type;uid;gid;perm;description"), nil when it cannot be
     /// described (errno tells why).
-    private func describe(_ serial: Int32) -> (type: String, name: String)? {
+    private func describe(_ serial: Int32) -> (type: String, permissions: String, name: String)? {
         var buffer = [CChar](repeating: 0, count: 4200)
         let length = buffer.withUnsafeMutableBufferPointer { dl_keyctl_describe(serial, $0.baseAddress, $0.count) }
         guard length > 0, length <= buffer.count else { return nil }
         let text = String(decoding: buffer.prefix(length - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let fields = text.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
         guard fields.count == 5 else { return nil }
-        return (String(fields[0]), String(fields[4]))
+        return (String(fields[0]), String(fields[3]), String(fields[4]))
     }
 }

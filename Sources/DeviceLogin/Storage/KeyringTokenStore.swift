@@ -34,11 +34,22 @@ import Darwin
 /// **The lock** stays a file lock: ``withExclusiveAccess(profile:_:)`` is the given ``FileTokenStore``'s.
 public struct KeyringTokenStore: TokenStore {
     /// Which keyring holds the keys.
-    public enum Keyring: String, Sendable, Hashable {
+    public enum Keyring: Sendable, Hashable {
         /// The user's persistent keyring: survives logout, not reboot (the default).
         case persistent
         /// The calling process's session keyring, which its children share: gone with the session.
         case session
+        /// A keyring by its serial number, which the user must be allowed to link and search.
+        case serial(Int32)
+
+        /// `persistent` or `session` (``FileTokenStore/keyringVariable``); nil for another word.
+        public init?(_ word: String) {
+            switch word {
+            case "persistent": self = .persistent
+            case "session": self = .session
+            default: return nil
+            }
+        }
     }
 
     /// The largest record kept: the largest payload of a `user` key, 32767 bytes.
@@ -62,7 +73,7 @@ public struct KeyringTokenStore: TokenStore {
         self.locks = locks
     }
 
-    var kernel: KernelKeyring { KernelKeyring(anchor: keyring == .persistent ? .persistent : .session) }
+    var kernel: KernelKeyring { KernelKeyring(anchor: keyring) }
 
     /// The key description of a profile.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` for an invalid name.
@@ -83,7 +94,7 @@ public struct KeyringTokenStore: TokenStore {
     func readOnCallingThread(_ description: String) throws -> [UInt8]? {
         do throws(SystemCallError) {
             return try kernel.read(description)
-        } catch where error.code == EKEYREVOKED || error.code == EKEYEXPIRED {
+        } catch  where error.code == EKEYREVOKED || error.code == EKEYEXPIRED {
             return nil
         } catch {
             throw storageError(error, doing: "read", description: description)
@@ -187,7 +198,8 @@ public struct KeyringTokenStore: TokenStore {
         var hint = "check the kernel keyring with: keyctl show @u"
         switch error.code {
         case EDQUOT:
-            hint = "the kernel's key quota for this user is full (/proc/sys/kernel/keys/maxbytes); "
+            hint =
+                "the kernel's key quota for this user is full (/proc/sys/kernel/keys/maxbytes); "
                 + "choose another store: device-login store --to file"
         case ENOSYS, EPERM, EACCES:
             hint = "the kernel keyring is not available here (a container may forbid it); choose --store file"
