@@ -54,6 +54,9 @@ public struct Profile: Sendable, Hashable {
     /// The provider preset the profile was signed in with (``ProviderPreset/name``), for people; nil when none was
     /// used. Nothing depends on it: the endpoints are saved themselves.
     public var provider: String?
+    /// Where the profile's tokens rest (``TokenStoreKind``; `login --store`), stored as `"store"` only when it is not
+    /// the file: a profile that names none is a file profile, as every profile was before.
+    public var tokenStore: TokenStoreKind = .file
 
     /// The most URL bindings a profile keeps: 64.
     public static let maximumBindings = 64
@@ -228,6 +231,7 @@ extension Profile: Codable {
         case bindings, username
         case usesDPoP = "dpop"
         case provider
+        case tokenStore = "store"
     }
 
     /// Reads a profile, validating its name.
@@ -250,6 +254,7 @@ extension Profile: Codable {
             usesDPoP: try container.decodeIfPresent(Bool.self, forKey: .usesDPoP) ?? false,
             provider: try container.decodeIfPresent(String.self, forKey: .provider)
         )
+        tokenStore = try container.decodeIfPresent(TokenStoreKind.self, forKey: .tokenStore) ?? .file
     }
 
     /// Writes the profile; the secret only when it is stored, defaults left out.
@@ -268,6 +273,7 @@ extension Profile: Codable {
         try container.encodeIfPresent(username, forKey: .username)
         if usesDPoP { try container.encode(usesDPoP, forKey: .usesDPoP) }
         try container.encodeIfPresent(provider, forKey: .provider)
+        if tokenStore != .file { try container.encode(tokenStore, forKey: .tokenStore) }
     }
 }
 

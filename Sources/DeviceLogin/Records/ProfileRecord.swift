@@ -17,14 +17,9 @@ public struct ProfileRecord: Sendable, Hashable, Codable {
     /// so that a complete temporary file a killed writer left behind is known to be newer than the record in place
     /// (and recovered) or not (and deleted). 0 for a record never saved, and for one saved before revisions existed.
     public var revision: Int
-    /// Where the tokens rest (``TokenStoreKind``), stored as `"store"` and only when it is not the file, so that a
-    /// record that names none, written before stores existed, is a file record. When it is not ``TokenStoreKind/file``
-    /// the profile's file holds no tokens: ``FileTokenStore`` keeps them in that store.
-    public var tokenStore: TokenStoreKind = .file
 
     private enum CodingKeys: String, CodingKey {
         case version, profile, tokens, revision
-        case tokenStore = "store"
     }
 
     /// Creates a record in the current format.
@@ -45,21 +40,10 @@ public struct ProfileRecord: Sendable, Hashable, Codable {
         profile = try container.decode(Profile.self, forKey: .profile)
         tokens = try container.decodeIfPresent(TokenSet.self, forKey: .tokens)
         revision = try container.decodeIfPresent(Int.self, forKey: .revision) ?? 0
-        tokenStore = try container.decodeIfPresent(TokenStoreKind.self, forKey: .tokenStore) ?? .file
         guard revision >= 0 else {
             throw DecodingError.dataCorruptedError(
                 forKey: .revision, in: container, debugDescription: "a revision is never negative")
         }
-    }
-
-    /// Writes the record; the store only when it is not the file, so that a file record reads as it always did.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(version, forKey: .version)
-        try container.encode(profile, forKey: .profile)
-        try container.encodeIfPresent(tokens, forKey: .tokens)
-        try container.encode(revision, forKey: .revision)
-        if tokenStore != .file { try container.encode(tokenStore, forKey: .tokenStore) }
     }
 
     /// The profile's name (the store's key).
@@ -69,7 +53,6 @@ public struct ProfileRecord: Sendable, Hashable, Codable {
     /// bookkeeping and does not count.
     public static func == (left: ProfileRecord, right: ProfileRecord) -> Bool {
         left.version == right.version && left.profile == right.profile && left.tokens == right.tokens
-            && left.tokenStore == right.tokenStore
     }
 
     /// Hashes what `==` compares.
@@ -77,7 +60,6 @@ public struct ProfileRecord: Sendable, Hashable, Codable {
         hasher.combine(version)
         hasher.combine(profile)
         hasher.combine(tokens)
-        hasher.combine(tokenStore)
     }
 }
 

@@ -29,7 +29,7 @@ package struct RecordGlance: Sendable, Equatable {
     package var accessToken: String?
     package var tokenType: String?
     package var expiresAt: Date?
-    /// Where the tokens rest (``ProfileRecord/tokenStore``): when not the file, the token fields above come from that
+    /// Where the tokens rest (``Profile/tokenStore``): when not the file, the token fields above come from that
     /// store (``FileTokenStore/glanceOnCallingThread(profile:)``).
     package var tokenStore: TokenStoreKind
 
@@ -43,7 +43,7 @@ package struct RecordGlance: Sendable, Equatable {
             case .string(let storedName)? = profile[Profile.CodingKeys.name.rawValue], storedName == name
         else { return nil }
         self.name = storedName
-        switch record["store"] {
+        switch profile[Profile.CodingKeys.tokenStore.rawValue] {
         case nil, .null?: tokenStore = .file
         case .string(let kind)?:
             guard let known = TokenStoreKind(rawValue: kind) else { return nil }

@@ -1,4 +1,4 @@
-/// Where a profile's tokens rest (issue 21): the profile's record names it (stored as `"store"`), and its settings
+/// Where a profile's tokens rest (issue 21): the profile names it (stored as `"store"`), and its settings
 /// stay in the profile's file whatever it is.
 ///
 /// | kind | where | survives |

@@ -14,7 +14,7 @@ import Darwin
 /// The profile's tokens in another store than its file (issue 21).
 ///
 /// The file always holds the profile's settings and bindings, with no secret of the sign-in, so that the fast lane
-/// and `status` find the profile; when its record names another store (``ProfileRecord/tokenStore``), the refresh,
+/// and `status` find the profile; when its record names another store (``Profile/tokenStore``), the refresh,
 /// access and ID tokens rest there, in a copy of the whole record, and the file's `tokens` stay empty. The lock stays
 /// the file lock. Every other piece of the store — the checks, the temporary files, the lock — does not change.
 extension FileTokenStore {
@@ -46,7 +46,7 @@ extension FileTokenStore {
     /// none (signed out, or a key revoked or expired underneath us: not signed in).
     func withStoredTokens(_ record: ProfileRecord) throws -> ProfileRecord {
         var record = record
-        switch record.tokenStore {
+        switch record.profile.tokenStore {
         case .file: break
         case .keyring:
             let store = keyringStore
@@ -64,7 +64,7 @@ extension FileTokenStore {
     /// Puts `record`'s tokens in the store it names and returns what the file keeps: the record without tokens. For
     /// the file, the record itself. A record with no tokens (signed out) removes the other store's copy.
     func placingTokens(_ record: ProfileRecord) throws -> ProfileRecord {
-        switch record.tokenStore {
+        switch record.profile.tokenStore {
         case .file:
             return record
         case .keyring:

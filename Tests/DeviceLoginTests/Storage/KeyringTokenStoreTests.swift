@@ -12,7 +12,7 @@ import Testing
 
     private func keyringRecord(_ name: String = "default", access: String = "AT-1") throws -> ProfileRecord {
         var record = try Fixtures.record(name: name, tokens: Fixtures.tokens(access: access, idToken: "ID-1"))
-        record.tokenStore = .keyring
+        record.profile.tokenStore = .keyring
         return record
     }
 
@@ -43,7 +43,7 @@ import Testing
         try await files.save(try Fixtures.record(tokens: Fixtures.tokens()))
         let text = try String(contentsOfFile: root + "/default.json", encoding: .utf8)
         #expect(!text.contains("\"store\""))
-        #expect(try await files.load(profile: "default")?.tokenStore == .file)
+        #expect(try await files.load(profile: "default")?.profile.tokenStore == .file)
     }
 
     @Test func signingOutDeletesTheKey() async throws {
@@ -65,7 +65,7 @@ import Testing
 
         let loaded = try #require(try await files.load(profile: "default"))
         #expect(loaded.tokens == nil)
-        #expect(loaded.tokenStore == .keyring)
+        #expect(loaded.profile.tokenStore == .keyring)
         #expect(try files.glanceOnCallingThread(profile: "default")?.accessToken == nil)
 
         try await files.save(try keyringRecord(access: "AT-2"))
@@ -89,7 +89,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let huge = String(repeating: "x", count: KeyringTokenStore.maximumRecordBytes)
         var record = try Fixtures.record(tokens: Fixtures.tokens(access: huge))
-        record.tokenStore = .keyring
+        record.profile.tokenStore = .keyring
         await #expect(throws: DeviceLoginError(.storage, "")) { try await files.save(record) }
         #expect(try await files.load(profile: "default") == nil)
     }

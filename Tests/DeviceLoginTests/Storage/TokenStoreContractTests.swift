@@ -32,7 +32,7 @@ import Testing
 
         func record(_ name: String = "default", access: String = "AT-1") throws -> ProfileRecord {
             var record = try Fixtures.record(name: name, tokens: Fixtures.tokens(access: access))
-            record.tokenStore = placing
+            record.profile.tokenStore = placing
             return record
         }
 
