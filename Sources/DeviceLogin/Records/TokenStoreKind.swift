@@ -13,6 +13,15 @@ public enum TokenStoreKind: String, Sendable, Hashable, CaseIterable, Codable {
     case keyring
     /// The freedesktop Secret Service over D-Bus.
     case secretService = "secret-service"
+
+    /// Where the tokens rest, for people: "kernel keyring (persistent: survives logout, not reboot)".
+    public var place: String {
+        switch self {
+        case .file: "profile's file (readable by this user; survives reboot)"
+        case .keyring: "kernel keyring (the user's persistent keyring: survives logout, not reboot)"
+        case .secretService: "Secret Service (the default collection)"
+        }
+    }
 }
 
 /// What `login --store` asks for: a store, or `auto` (the default).

@@ -108,7 +108,7 @@ extension FileTokenStore {
 
     /// Removes the copies of the profile's tokens in every store but the file (`logout`, `store --to`, deleting a
     /// profile): a key store that is not there has no copy.
-    func removeKeyStoreCopies(profile name: String) throws {
+    package func removeKeyStoreCopies(profile name: String) throws {
         let store = keyringStore
         let description = try store.keyDescription(profile: name)
         do throws(SystemCallError) {

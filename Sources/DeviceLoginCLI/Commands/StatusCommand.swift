@@ -230,6 +230,7 @@ enum StatusCommand {
                 lines.append("  user name:      " + TerminalText.clean(profile.effectiveUsername))
             }
             lines.append("  stored in:      \(path)")
+            lines.append("  tokens rest in: " + profile.tokenStore.place)
             return lines + pendingLines + otherProfiles
         }
 
@@ -323,6 +324,8 @@ enum StatusCommand {
             object["helper_username"] = .string(profile.effectiveUsername)
             object["username"] = .string(profile.effectiveUsername)
             object["dpop"] = .bool(profile.usesDPoP)
+            // Where the tokens rest (issue 21): "file", "keyring" or "secret-service"; "store" is the profile's file.
+            object["token_store"] = .string(profile.tokenStore.rawValue)
             if let dpopKeyPath { object["dpop_key"] = .string(dpopKeyPath) }
             if let tokens = record.tokens {
                 object["scope"] = tokens.scope.map(JSONValue.string) ?? .null
