@@ -150,7 +150,7 @@ def test_a_key_revoked_underneath_is_not_signed_in(server, tmp_path):
 
     status = cli(home, "status")
     assert status.returncode == 77
-    assert b"Not signed in" in status.stdout
+    assert b"Not signed in" in status.stdout and b"no tokens in the kernel keyring" in status.stdout
     token = cli(home, "token", CI="true")
     assert token.returncode == 77
     assert b"device-login login" in token.stderr

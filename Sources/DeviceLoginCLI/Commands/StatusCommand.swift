@@ -219,7 +219,11 @@ enum StatusCommand {
                             + expiryText(tokens.resourceTokens[resource]?.expiresAt))
                 }
             } else {
-                lines.append("Not signed in: profile '\(name)' has no tokens (signed out, or the session ended).")
+                lines.append(
+                    profile.tokenStore == .keyring
+                        ? "Not signed in: profile '\(name)' has no tokens in the kernel keyring (signed out, the key "
+                            + "revoked or expired, or the machine restarted)."
+                        : "Not signed in: profile '\(name)' has no tokens (signed out, or the session ended).")
                 let command = CLIHints.loginCommand(profile: name, saved: profile)
                 lines.append("Sign in again with: " + TerminalText.clean(command))
             }
