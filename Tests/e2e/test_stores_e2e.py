@@ -142,6 +142,17 @@ def test_auto_says_once_that_tokens_rest_in_a_file(server, tmp_path):
     again = login(server, home)
     assert "rest in that file" not in again.stderr
 
+    # Signing in again with another store moves the tokens, and leaves no copy behind.
+    login(server, home, "--store", "keyring")
+    assert json.loads((home / "default.json").read_text()).get("tokens") is None
+    assert read_key(key_of(home)) is not None
+    kept = login(server, home)  # no --store: the profile keeps its store
+    assert "rest in that file" not in kept.stderr
+    assert json.loads(cli(home, "status", "--json").stdout)["profiles"][0]["token_store"] == "keyring"
+    login(server, home, "--store", "file")
+    assert read_key(key_of(home)) is None
+    assert json.loads((home / "default.json").read_text())["tokens"]["refresh_token"]
+
 
 def test_a_key_revoked_underneath_is_not_signed_in(server, tmp_path):
     home = tmp_path / "home"
@@ -211,3 +222,31 @@ def test_only_a_possessor_reads_the_key(server, tmp_path):
         pytest.skip("switching to another user needs root")
     # Another user: nothing at all.
     assert read_in_child(serial, uid=65534) == 13
+
+
+def test_kill_9_during_refreshes_never_tears_the_key(server, tmp_path):
+    """Processes killed with SIGKILL at random moments of a refresh leave the key a whole record, old or new: the
+    profile never reads as corrupt (74). (A process killed after the server rotated the refresh token and before
+    the save loses that token, on every store: the profile may then be signed out, never broken.)"""
+    import random
+    import signal
+
+    home = tmp_path / "home"
+    login(server, home, "--store", "keyring")
+    environment = cli_environment(home, DEVICE_LOGIN_KEYRING="session")
+    for _ in range(12):
+        payload = read_key(key_of(home))
+        if payload is None:
+            break  # signed out after a lost rotated refresh token: nothing left to tear
+        stored = json.loads(payload)
+        stored["tokens"]["expires_at"] = time.time() - 60
+        write_key(key_of(home), json.dumps(stored).encode())
+        process = subprocess.Popen([str(binary_path()), "token"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, env=environment)
+        time.sleep(random.uniform(0.0, 0.08))
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        payload = read_key(key_of(home))
+        if payload is not None:
+            json.loads(payload)  # never torn
+        assert cli(home, "status").returncode in (0, 77)
