@@ -39,6 +39,9 @@ import Darwin
 /// reported with ``DeviceLoginError/Code/storage``, naming the file and what to do; it is not overwritten or
 /// deleted behind the user's back.
 ///
+/// **Tokens elsewhere.** A profile whose ``Profile/tokenStore`` names another store keeps only its settings in the
+/// file; its tokens rest in that store (`FileTokenStore+KeyStores.swift`), and the lock stays this store's.
+///
 /// **Cross-process lock.** ``withExclusiveAccess(profile:_:)`` takes a `flock` on `<profile>.lock`. It asks
 /// without waiting (`LOCK_NB`) and sleeps between attempts on the injected clock, so no thread of Swift's
 /// cooperative pool ever blocks on the lock, and cancellation stops the wait. The kernel drops the lock when

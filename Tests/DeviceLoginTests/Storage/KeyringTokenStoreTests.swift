@@ -3,8 +3,10 @@ import Testing
 
 @testable import DeviceLogin
 
-/// The kernel keyring for real, in the test process's own session keyring (``KeyringSession``).
-@Suite struct KeyringTokenStoreTests {
+/// The kernel keyring for real, in a keyring of the test process's own (``KeyringSession``); skipped where the kernel
+/// keyring cannot be used (a container whose seccomp profile forbids `keyctl`).
+@Suite(.enabled(if: KeyringSession.keyring != nil, "the kernel keyring cannot be used here"))
+struct KeyringTokenStoreTests {
     private func makeStore() throws -> (root: String, files: FileTokenStore) {
         let root = try Fixtures.temporaryDirectory()
         return (root, FileTokenStore(directory: root, keyring: try #require(KeyringSession.keyring)))
