@@ -106,7 +106,7 @@ def test_keyring_sign_in_status_move_and_logout(server, tmp_path):
 
     status = cli(home, "status")
     assert status.returncode == 0, status.stderr
-    assert b"tokens rest in: kernel keyring" in status.stdout and b"not reboot" in status.stdout
+    assert b"tokens rest in: kernel keyring (the session keyring" in status.stdout
     document = json.loads(cli(home, "status", "--json").stdout)
     assert document["profiles"][0]["token_store"] == "keyring"
 

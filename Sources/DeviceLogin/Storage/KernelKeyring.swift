@@ -12,11 +12,11 @@ import Darwin
 /// `user` key per name, in one keyring, read and written whole. Every call is one system call and may be made on any
 /// thread; none waits for anything but the kernel.
 ///
-/// **Which keyring.** ``Anchor/persistent`` is the user's persistent keyring (`KEYCTL_GET_PERSISTENT`): it outlives
+/// **Which keyring.** ``KeyringTokenStore/Keyring/persistent`` is the user's persistent keyring (`KEYCTL_GET_PERSISTENT`): it outlives
 /// the login session (and every process) but not a reboot, and the kernel drops it when no process has asked for it
 /// for `/proc/sys/kernel/keys/persistent_keyring_expiry` seconds (3 days by default). Asking for it links it into the
 /// calling process's own keyring, which gives the process possession of its keys and leaves nothing behind.
-/// ``Anchor/session`` is the session keyring of the calling process: gone when the session ends (tests use it, in a
+/// ``KeyringTokenStore/Keyring/session`` is the session keyring of the calling process: gone when the session ends (tests use it, in a
 /// session keyring of their own, so that they never touch the user's keys).
 ///
 /// **Who may read.** Each key is written with ``permissions``: every right for a possessor (a process that reached
@@ -39,7 +39,7 @@ struct KernelKeyring: Sendable {
     /// The anchor.
     let anchor: Anchor
 
-    /// The keyring's serial number; for ``Anchor/persistent`` it is linked into the process keyring (created on
+    /// The keyring's serial number; for ``KeyringTokenStore/Keyring/persistent`` it is linked into the process keyring (created on
     /// demand), which makes this process a possessor.
     func keyring() throws(SystemCallError) -> Int32 {
         let serial: Int32
@@ -142,7 +142,7 @@ struct KernelKeyring: Sendable {
 
     /// A new, empty keyring of this user's, for tests (a test process's threads each have their own credentials,
     /// so no keyring of the session is theirs alone): linked into the calling thread's keyring, and open to the
-    /// user's other threads (`0x3f3f0000`), which link it into theirs on each use (``Anchor/serial(_:)``).
+    /// user's other threads (`0x3f3f0000`), which link it into theirs on each use (``KeyringTokenStore/Keyring/serial(_:)``).
     static func makeTestKeyring(_ description: String) throws(SystemCallError) -> Int32 {
         let thread = dl_keyctl_get_keyring_id(threadKeyring, 1)
         guard thread >= 0 else { throw SystemCallError(call: "keyctl", code: errno) }

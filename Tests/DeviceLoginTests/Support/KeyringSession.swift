@@ -3,7 +3,7 @@ import Foundation
 @testable import DeviceLogin
 
 /// The test process's own keyring: made once, so that no test reads or writes the user's keys. Each thread of the
-/// process links it into its own thread keyring on use (``KernelKeyring/Anchor/serial(_:)``).
+/// process links it into its own thread keyring on use (`KeyringTokenStore.Keyring.serial`).
 enum KeyringSession {
     private static let serial: Int32? = try? KernelKeyring.makeTestKeyring(
         "device-login-tests-" + UUID().uuidString)
