@@ -37,6 +37,8 @@ let package = Package(
 
         // Typed wrappers of prctl(2), which is variadic (Swift cannot call it), for ProcessHardening.
         .target(name: "CProcessHardening"),
+        // Typed wrappers of add_key(2) and keyctl(2), reached only through syscall(2) (variadic), for KernelKeyring.
+        .target(name: "CKeyring"),
         // For `device-login exec`: the closefrom spawn action (a GNU extension), a handler keeping signal senders.
         .target(name: "CExec"),
 
@@ -45,7 +47,7 @@ let package = Package(
             name: "DeviceLogin",
             dependencies: [
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
-                .target(name: "CCrypto", condition: .when(platforms: [.linux])), "CProcessHardening",
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])), "CProcessHardening", "CKeyring",
             ]
         ),
         // Terminal rendering: sanitiser, QR matrix, prompt renderer.

@@ -290,6 +290,18 @@ KUBERNETES_EXEC_INFO="$exec_info" \
 fast_path "docker-credential get" "$work/docker.in" bound "$fast_bin" docker-credential get
 fast_path "curl-config" /dev/null plain "$fast_bin" curl-config --profile bench
 fast_path "exec -- true (cat + true)" /dev/null exec "$fast_bin" exec --profile bench -- true
+# The same fast paths with the tokens in the kernel keyring (issue 21; the session keyring, so that nothing is left in
+# the user's persistent keyring); `cat` still reads the profile file, which now holds no tokens.
+if DEVICE_LOGIN_KEYRING=session "$cli" store --profile bench --to keyring >/dev/null 2>"$work/store.err"; then
+    export DEVICE_LOGIN_KEYRING=session
+    fast_path "token (keyring)" /dev/null plain "$fast_bin" token --profile bench
+    fast_path "git-credential get (keyring)" "$work/git.in" bound "$fast_bin" git-credential get
+    fast_path "curl-config (keyring)" /dev/null plain "$fast_bin" curl-config --profile bench
+    "$cli" store --profile bench --to file >/dev/null
+    unset DEVICE_LOGIN_KEYRING
+else
+    fast_fails+=("keyring: store --to keyring failed: $(head -1 "$work/store.err")")
+fi
 for line in "${fast_fails[@]}"; do
     echo "   FAIL $line"
 done

@@ -70,6 +70,18 @@ KUBERNETES_EXEC_INFO="$exec_info" budget "kubectl-credential" /dev/null "$stripp
 budget "docker-credential get" "$work/docker.in" "$stripped" docker-credential get
 budget "curl-config" /dev/null "$stripped" curl-config --profile bench
 budget "exec -- true" /dev/null "$stripped" exec --profile bench -- true
+# The same fast paths with the tokens in the kernel keyring (issue 21): the session keyring, so that no key is left in
+# the user's persistent keyring; the profile is signed out locally at the end, which deletes the key.
+export DEVICE_LOGIN_KEYRING=session
+if "$cli" store --profile bench --to keyring >"$work/store.out" 2>"$work/store.err"; then
+    budget "token (keyring)" /dev/null "$stripped" token --profile bench
+    budget "git-credential (keyring)" "$work/git.in" "$stripped" git-credential get
+    budget "curl-config (keyring)" /dev/null "$stripped" curl-config --profile bench
+    "$cli" logout --local --profile bench >/dev/null 2>&1 || true
+else
+    failures+=("keyring: store --to keyring failed: $(head -1 "$work/store.err")")
+fi
+unset DEVICE_LOGIN_KEYRING
 
 if ((${#failures[@]})); then
     for failure in "${failures[@]}"; do echo "check-budgets: FAIL $failure" >&2; done

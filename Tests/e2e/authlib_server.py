@@ -487,6 +487,8 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None):
         if request.form.get("grant_type") == DEVICE_CODE_GRANT_TYPE:
             body = response.get_json(silent=True) or {}
             print(f"poll -> {response.status_code} {body.get('error', 'token')}", file=sys.stderr, flush=True)
+        elif request.form.get("grant_type") == "refresh_token":
+            print(f"refresh -> {response.status_code}", file=sys.stderr, flush=True)
         return response
 
     @app.post("/oauth/revoke")

@@ -54,6 +54,9 @@ public struct Profile: Sendable, Hashable {
     /// The provider preset the profile was signed in with (``ProviderPreset/name``), for people; nil when none was
     /// used. Nothing depends on it: the endpoints are saved themselves.
     public var provider: String?
+    /// Where the profile's tokens rest (``TokenStoreKind``; `login --store`), stored as `"store"` only when it is not
+    /// the file: a profile that names none is a file profile, as every profile was before.
+    public var tokenStore: TokenStoreKind = .file
 
     /// The most URL bindings a profile keeps: 64.
     public static let maximumBindings = 64
@@ -228,6 +231,7 @@ extension Profile: Codable {
         case bindings, username
         case usesDPoP = "dpop"
         case provider
+        case tokenStore = "store"
     }
 
     /// Reads a profile in the stored form, as ``init(stored:)`` reads it.
@@ -257,6 +261,7 @@ extension Profile: Codable {
             usesDPoP: try fields.boolIfPresent(Key.usesDPoP.rawValue) ?? false,
             provider: try fields.stringIfPresent(Key.provider.rawValue)
         )
+        tokenStore = try fields.stringIfPresent(Key.tokenStore.rawValue, as: TokenStoreKind.init(rawValue:)) ?? .file
     }
 
     /// Writes the profile; the secret only when it is stored, defaults left out.
@@ -275,6 +280,7 @@ extension Profile: Codable {
         try container.encodeIfPresent(username, forKey: .username)
         if usesDPoP { try container.encode(usesDPoP, forKey: .usesDPoP) }
         try container.encodeIfPresent(provider, forKey: .provider)
+        if tokenStore != .file { try container.encode(tokenStore, forKey: .tokenStore) }
     }
 }
 

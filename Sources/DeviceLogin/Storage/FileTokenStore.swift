@@ -39,6 +39,9 @@ import Darwin
 /// reported with ``DeviceLoginError/Code/storage``, naming the file and what to do; it is not overwritten or
 /// deleted behind the user's back.
 ///
+/// **Tokens elsewhere.** A profile whose ``Profile/tokenStore`` names another store keeps only its settings in the
+/// file; its tokens rest in that store (`FileTokenStore+KeyStores.swift`), and the lock stays this store's.
+///
 /// **Cross-process lock.** ``withExclusiveAccess(profile:_:)`` takes a `flock` on `<profile>.lock`. It asks
 /// without waiting (`LOCK_NB`) and sleeps between attempts on the injected clock, so no thread of Swift's
 /// cooperative pool ever blocks on the lock, and cancellation stops the wait. The kernel drops the lock when
@@ -62,22 +65,27 @@ public struct FileTokenStore: TokenStore {
     /// The lock timeout when none is given: 60 seconds, longer than a refresh request may take.
     public static let defaultLockTimeout = Duration.seconds(60)
     let clock: any Clock<Duration>
+    /// The kernel keyring of the profiles whose tokens rest there (``TokenStoreKind/keyring``).
+    public let keyring: KeyringTokenStore.Keyring
 
     /// Creates a store in `directory`, which is created (mode `0700`) on the first write.
     /// - Parameters:
     ///   - directory: An absolute directory path.
     ///   - clock: The clock the lock waits on; default ``SystemTime/clock``.
     ///   - lockTimeout: How long to wait for another process's lock; default ``defaultLockTimeout``.
+    ///   - keyring: The kernel keyring for profiles that keep their tokens there; default the persistent one.
     public init(
         directory: String,
         clock: any Clock<Duration> = SystemTime.clock,
-        lockTimeout: Duration = defaultLockTimeout
+        lockTimeout: Duration = defaultLockTimeout,
+        keyring: KeyringTokenStore.Keyring = .persistent
     ) {
         var path = directory
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         self.directory = path
         self.clock = clock
         self.lockTimeout = lockTimeout
+        self.keyring = keyring
     }
 
     /// Creates a store in the directory the environment names (``defaultDirectory(environment:)``).
@@ -93,11 +101,11 @@ public struct FileTokenStore: TokenStore {
     ) throws {
         self.init(
             directory: try Self.defaultDirectory(environment: environment), clock: clock,
-            lockTimeout: lockTimeout)
+            lockTimeout: lockTimeout, keyring: try Self.keyring(environment: environment))
     }
 
     /// The environment variables ``defaultDirectory(environment:)`` reads.
-    public static let environmentVariables = ["DEVICE_LOGIN_HOME", "XDG_STATE_HOME", "HOME"]
+    public static let environmentVariables = ["DEVICE_LOGIN_HOME", "XDG_STATE_HOME", "HOME", keyringVariable]
 
     /// The store's directory for an environment.
     ///
@@ -174,7 +182,7 @@ public struct FileTokenStore: TokenStore {
     /// in place — after the temporary files killed writers left are settled, which may put a newer record there.
     /// Creates the directory once the record is known to encode.
     func prepareSave(_ record: ProfileRecord, path: String) throws -> [UInt8] {
-        var numbered = record
+        var numbered = try placingTokens(record)
         numbered.revision = 1
         if try checkDirectory() {
             removeStaleTemporaryFiles(profile: record.name, holdingLock: false)
@@ -208,6 +216,7 @@ public struct FileTokenStore: TokenStore {
         guard try await BlockingIO.run({ [self] in try checkDirectory() }) else { return }
         try await withExclusiveAccess(profile: name) { [self] in
             try await BlockingIO.run { [self] in
+                try removeKeyStoreCopies(profile: name)
                 try removeFile(at: path, kind: "token file")
                 try removeFile(at: key, kind: "DPoP key file")
                 removeLockFileIfUnused(profile: name)
@@ -304,11 +313,15 @@ public struct FileTokenStore: TokenStore {
 
     /// A profile's record, after the checks of the directory and the file; nil when there is none.
     private func readRecord(at path: String, profile name: String) throws -> ProfileRecord? {
+        guard let bytes = try readRecordBytes(at: path, profile: name) else { return nil }
+        return try withStoredTokens(try Self.decode(bytes, path: path, profile: name))
+    }
+
+    /// The bytes of a profile's file, after the checks of the directory and the file; nil when there is none.
+    private func readRecordBytes(at path: String, profile name: String) throws -> [UInt8]? {
         guard try checkDirectory() else { return nil }
         removeStaleTemporaryFiles(profile: name, holdingLock: false)
-        guard let bytes = try readPrivateFile(at: path, kind: "token file", maximumBytes: Self.maximumFileBytes)
-        else { return nil }
-        return try Self.decode(bytes, path: path, profile: name)
+        return try readPrivateFile(at: path, kind: "token file", maximumBytes: Self.maximumFileBytes)
     }
 
     /// Reads one of the store's private files (`kind` names it in errors: "token file"): one open without following

@@ -16,7 +16,9 @@ import Foundation
 /// section ``TokenState`` re-reads the stored tokens first and adopts them when another process already
 /// refreshed. Plain ``load(profile:)`` needs no lock: writes replace a record atomically.
 ///
-/// Implementations: ``FileTokenStore`` (the default on Linux); the testing kit has `InMemoryTokenStore`.
+/// Implementations: ``FileTokenStore`` (the default on Linux; a profile whose ``Profile/tokenStore`` is
+/// ``TokenStoreKind/keyring`` keeps its settings there and its tokens in the kernel keyring), ``KeyringTokenStore`` (the
+/// kernel keyring alone); the testing kit has `InMemoryTokenStore`. One contract suite runs against each.
 /// A Keychain store for macOS can conform later behind `canImport(Security)`; nothing here assumes files.
 ///
 /// ```swift

@@ -89,6 +89,7 @@ enum LoginCommand {
         // Store problems found after the person approved would cost the tokens: look for them before any request.
         if settings.store {
             try await context.tokenStore().checkReady(profile: settings.profile)
+            _ = try await chooseStore(settings, context: context)
         }
         if settings.detach { return try await DetachedSignIn.detach(settings, transport: transport, context: context) }
         let result = try await SignIn(settings: settings, context: context).run(transport: transport)
@@ -105,7 +106,8 @@ enum LoginCommand {
         // A profile signed in again keeps its bindings and user name unless new ones are given. A saved profile
         // that cannot be read is replaced, as before: the sign-in the person just approved wins.
         let saved = try? await store?.load(profile: settings.profile)?.profile
-        let profile = try Profile(
+        let choice = settings.store ? try await chooseStore(settings, context: context) : nil
+        var profile = try Profile(
             name: settings.profile, issuer: settings.issuer, endpoints: result.endpoints,
             client: settings.client, storingSecret: settings.storeSecret,
             bindings: settings.bindings.isEmpty ? saved?.bindings ?? [] : settings.bindings,
@@ -114,6 +116,7 @@ enum LoginCommand {
             provider: settings.provider?.preset ?? settings.resumedProvider
                 ?? (settings.savedEndpoints == nil ? nil : saved?.provider)
         )
+        if let choice { profile.tokenStore = choice.kind }
         // Without a store too: the state verifies the ID token, for the confirmation.
         let state = TokenState(
             profile: profile, client: settings.client, store: store, transport: transport,
@@ -130,6 +133,10 @@ enum LoginCommand {
             // A key an earlier DPoP sign-in of the profile left is no use to this one's tokens.
             if settings.client.dpop == nil { try? await store.removeDPoPKey(profile: settings.profile) }
             savedTo = try store.filePath(profile: settings.profile)
+            // A profile that moved to the file leaves no copy in the key store it left.
+            if profile.tokenStore == .file, let saved, saved.tokenStore != .file {
+                try store.removeKeyStoreCopies(profile: settings.profile)
+            }
         }
         let verification = await state.tokens?.idTokenVerification
         let output: String
@@ -172,9 +179,39 @@ enum LoginCommand {
         }
         // A line for people, like the prompt: --quiet leaves it out (errors and warnings still come).
         if let savedTo, !settings.presentation.quiet {
-            context.stderr.line("Saved to profile '\(settings.profile)' (\(savedTo)).")
+            context.stderr.line(
+                "Saved to profile '\(settings.profile)' (\(savedTo))"
+                    + (profile.tokenStore == .file ? "." : "; the tokens rest in the \(profile.tokenStore.place)."))
+            if choice?.announced == true {
+                context.stderr.line(
+                    "The tokens rest in that file, readable by this user: no Secret Service answered with an "
+                        + "unlocked collection. To keep them in the kernel keyring instead: device-login store "
+                        + "--profile \(settings.profile) --to keyring (or login --store keyring).")
+            }
         }
         return .success
+    }
+
+    /// The store a sign-in saves to (``TokenStoreChoice``): `--store`, else the saved profile's, else `auto`. Called
+    /// before the sign-in starts, so that a store that cannot be used stops it before the person approves anything.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` for a store that cannot be used.
+    static func chooseStore(
+        _ settings: LoginSettings, context: CLIContext
+    ) async throws -> (kind: TokenStoreKind, announced: Bool) {
+        let store = try context.tokenStore()
+        let saved = try? await store.load(profile: settings.profile)?.profile
+        let request = settings.tokenStore ?? saved.map { .exactly($0.tokenStore) } ?? .auto
+        // Only a request for the keyring asks the kernel: `auto` never creates the user's persistent keyring.
+        let offer = TokenStoreChoice.Offer(
+            secretServiceUnlocked: false, secretServiceAnswers: false,
+            keyringUsable: request == .exactly(.keyring) && store.keyringStore.isUsable())
+        switch TokenStoreChoice.choose(request, offer: offer) {
+        case .use(let kind, let announced): return (kind, announced)
+        case .unavailable(let kind, let reason):
+            throw DeviceLoginError(
+                .storage, "cannot keep the tokens in the \(kind.place): \(reason)",
+                hint: "choose another store: --store " + (kind == .keyring ? "file" : "keyring"))
+        }
     }
 
     /// Saves the DPoP key the sign-in's tokens are bound to. When it cannot be saved, the tokens are useless: they

@@ -20,6 +20,9 @@ struct LoginSettings: Sendable, Equatable {
     var json = false
     var caFile: String? = nil
     var store = true
+    /// Where the tokens rest (`--store`); nil when not given: a profile signed in again keeps its store, a new one
+    /// takes `auto`.
+    var tokenStore: TokenStoreRequest? = nil
     var storeSecret = false
     var profile = Profile.defaultName
     /// The URL prefixes the profile serves (`--for`); empty keeps those a saved profile has.
@@ -82,6 +85,12 @@ struct LoginSettings: Sendable, Equatable {
             .flag("allow-insecure-http", "Allow plain http:// to hosts that are not loopback (unsafe)."),
             .value("profile", "NAME", "The profile to save the sign-in as (default: default)."),
             .flag("no-store", "Do not save the tokens."),
+            .value(
+                "store", "STORE",
+                "Where the tokens rest: auto (the Secret Service when its collection is unlocked, else the file),"
+                    + " secret-service, keyring (the kernel keyring: survives logout, not reboot) or file."
+                    + " Remembered; default: the profile's store, else auto.",
+                choices: TokenStoreRequest.names),
             .flag("store-secret", "Save the client secret in the profile too (it is not saved otherwise)."),
             .list(
                 "for", "URL",
@@ -233,7 +242,8 @@ struct LoginSettings: Sendable, Equatable {
             revocationEndpoint: try url("revocation-endpoint") ?? known?.revocationEndpoint,
             userinfoEndpoint: try url("userinfo-endpoint") ?? known?.userinfoEndpoint,
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
-            store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
+            store: !options.flag("no-store"), tokenStore: try tokenStore(options, command: command),
+            storeSecret: options.flag("store-secret"), profile: profile,
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
             detach: options.flag("detach"), presentation: presentation, kiosk: kiosk, renew: renew,
             warnings: (secret?.warnings ?? [])
@@ -310,6 +320,20 @@ struct LoginSettings: Sendable, Equatable {
         let renew = options.flag("renew")
         guard kiosk || !renew else { throw UsageError("--renew needs --kiosk", command: command) }
         return (kiosk, renew)
+    }
+
+    /// The `--store` option; nil when not given.
+    static func tokenStore(_ options: ParsedOptions, command: String) throws -> TokenStoreRequest? {
+        guard let text = options.value("store") else { return nil }
+        guard let request = TokenStoreRequest(text) else {
+            throw UsageError(
+                "--store must be " + TokenStoreRequest.names.joined(separator: ", ") + ", not '\(text)'",
+                command: command)
+        }
+        guard !options.flag("no-store") else {
+            throw UsageError("--store says where to save the tokens; it cannot go with --no-store", command: command)
+        }
+        return request
     }
 
     /// The `--qr` option (default `auto`).

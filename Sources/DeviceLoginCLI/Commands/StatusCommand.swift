@@ -45,6 +45,7 @@ enum StatusCommand {
             name: name, path: path, record: record, now: context.now(), others: others, verification: verification
         )
         if record?.profile.usesDPoP == true { report.dpopKeyPath = try store.dpopKeyPath(profile: name) }
+        report.sessionKeyring = store.keyring == .session
         (report.pending, report.pendingProblem) = try await pending(of: name, store: store)
         if options.flag("json") {
             let entries = try await [report.json] + otherEntries(others, store: store, now: report.now)
@@ -144,6 +145,8 @@ enum StatusCommand {
         var verification: IDTokenVerification?
         /// The DPoP key file of a profile that uses DPoP.
         var dpopKeyPath: String? = nil
+        /// Whether `DEVICE_LOGIN_KEYRING=session` put a keyring profile's tokens in the session keyring.
+        var sessionKeyring = false
         /// The profile's pending sign-in (`login --detach`), if any; its device code is never shown.
         var pending: PendingAuthorization? = nil
         /// Why the profile's pending sign-in file cannot be read, if it cannot.
@@ -219,7 +222,11 @@ enum StatusCommand {
                             + expiryText(tokens.resourceTokens[resource]?.expiresAt))
                 }
             } else {
-                lines.append("Not signed in: profile '\(name)' has no tokens (signed out, or the session ended).")
+                lines.append(
+                    profile.tokenStore == .keyring
+                        ? "Not signed in: profile '\(name)' has no tokens in the kernel keyring (signed out, the key "
+                            + "revoked or expired, or the machine restarted)."
+                        : "Not signed in: profile '\(name)' has no tokens (signed out, or the session ended).")
                 let command = CLIHints.loginCommand(profile: name, saved: profile)
                 lines.append("Sign in again with: " + TerminalText.clean(command))
             }
@@ -230,6 +237,11 @@ enum StatusCommand {
                 lines.append("  user name:      " + TerminalText.clean(profile.effectiveUsername))
             }
             lines.append("  stored in:      \(path)")
+            lines.append(
+                "  tokens rest in: "
+                    + (profile.tokenStore == .keyring && sessionKeyring
+                        ? "kernel keyring (the session keyring, DEVICE_LOGIN_KEYRING=session: gone when the session ends)"
+                        : profile.tokenStore.place))
             return lines + pendingLines + otherProfiles
         }
 
@@ -323,6 +335,8 @@ enum StatusCommand {
             object["helper_username"] = .string(profile.effectiveUsername)
             object["username"] = .string(profile.effectiveUsername)
             object["dpop"] = .bool(profile.usesDPoP)
+            // Where the tokens rest (issue 21): "file", "keyring" or "secret-service"; "store" is the profile's file.
+            object["token_store"] = .string(profile.tokenStore.rawValue)
             if let dpopKeyPath { object["dpop_key"] = .string(dpopKeyPath) }
             if let tokens = record.tokens {
                 object["scope"] = tokens.scope.map(JSONValue.string) ?? .null

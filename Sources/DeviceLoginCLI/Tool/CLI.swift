@@ -11,6 +11,7 @@ package enum CLI {
     package static func commandTable(demo: CommandSpec) -> [CommandSpec] {
         [
             LoginCommand.spec, TokenCommand.spec, StatusCommand.spec, UserinfoCommand.spec, LogoutCommand.spec,
+            StoreCommand.spec,
             ProvidersCommand.spec, GitCredentialCommand.spec, KubectlCredentialCommand.spec,
             DockerCredentialCommand.spec,
             CurlConfigCommand.spec, ExecCommand.spec, DPoPProofCommand.spec, PAMCheckCommand.spec, demo,
