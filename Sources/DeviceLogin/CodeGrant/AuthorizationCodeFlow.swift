@@ -54,6 +54,32 @@ public struct AuthorizationCodeFlow: Sendable {
         self.clock = FlowClock(clock)
     }
 
+    /// The authorization endpoint of a server's metadata, once the metadata says the grant can be used safely: an
+    /// `authorization_endpoint` (or `override`), PKCE with S256 (``PKCE/check(methodsSupported:)``), and the
+    /// `query` response mode when `response_modes_supported` lists modes (RFC 8414 §2; absent means `query` and
+    /// `fragment`).
+    /// - Throws: ``DeviceLoginError`` (``DeviceLoginError/Code/discovery``).
+    public static func authorizationEndpoint(
+        of metadata: AuthorizationServerMetadata, override: URL? = nil
+    ) throws -> URL {
+        guard let endpoint = override ?? metadata.authorizationEndpoint.flatMap({ URL(string: $0) }) else {
+            throw DeviceLoginError(
+                .discovery, "the server's metadata names no authorization_endpoint",
+                hint: "give the authorization endpoint by hand, or use the device flow"
+            )
+        }
+        try PKCE.check(methodsSupported: metadata.codeChallengeMethodsSupported)
+        if let modes = metadata.responseModesSupported, !modes.isEmpty, !modes.contains("query") {
+            throw DeviceLoginError(
+                .discovery,
+                "the server's response_modes_supported lists "
+                    + Sanitizer.sanitize(modes.prefix(8).joined(separator: " "), maxLength: 120) + " but not query",
+                hint: "this client reads the code from the redirect's query"
+            )
+        }
+        return endpoint
+    }
+
     /// The scopes asked for, as the device flow's (``ClientConfiguration/effectiveScopes(for:)``).
     public var scopes: [String] { client.effectiveScopes(for: endpoints) }
 

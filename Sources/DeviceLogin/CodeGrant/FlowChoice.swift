@@ -147,3 +147,14 @@ public enum FlowChoice {
         )
     }
 }
+
+extension FlowChoice.Server {
+    /// What a server's metadata offers: a device authorization endpoint, and an authorization endpoint the code
+    /// grant may use (``AuthorizationCodeFlow/authorizationEndpoint(of:override:)`` accepts it).
+    public init(metadata: AuthorizationServerMetadata) {
+        self.init(
+            hasDeviceEndpoint: metadata.deviceAuthorizationEndpoint != nil,
+            hasAuthorizationEndpoint: (try? AuthorizationCodeFlow.authorizationEndpoint(of: metadata)) != nil
+        )
+    }
+}

@@ -99,3 +99,37 @@ struct AuthorizationCodeFlowTests {
         #expect(throws: DeviceLoginError(.insecureEndpoint, "")) { try flow.makeRequest(redirectURI: "x") }
     }
 }
+
+@Suite("AuthorizationCodeFlow.authorizationEndpoint(of:): the metadata a code grant needs")
+struct AuthorizationCodeFlowMetadataTests {
+    @Test(
+        "an authorization endpoint, PKCE S256 and the query response mode; each lack refused, the choice told",
+        arguments: [
+            (#"{"authorization_endpoint":"https://a.example/a"}"#, nil),
+            (#"{"authorization_endpoint":"https://a.example/a","code_challenge_methods_supported":["S256"]}"#, nil),
+            (#"{"authorization_endpoint":"https://a.example/a","response_modes_supported":["query","fragment"]}"#, nil),
+            (#"{"authorization_endpoint":"https://a.example/a","response_modes_supported":[]}"#, nil),
+            (#"{"authorization_endpoint":"https://a.example/a","code_challenge_methods_supported":["plain"]}"#, "S256"),
+            (#"{"authorization_endpoint":"https://a.example/a","response_modes_supported":["form_post"]}"#, "query"),
+            (#"{"token_endpoint":"https://a.example/t"}"#, "authorization_endpoint"),
+        ] as [(String, String?)])
+    func metadata(fields: String, refusal: String?) throws {
+        let json =
+            #"{"issuer":"https://a.example","device_authorization_endpoint":"https://a.example/d","#
+            + fields.dropFirst()
+        let metadata = try JSONDecoder().decode(AuthorizationServerMetadata.self, from: Data(json.utf8))
+        let server = FlowChoice.Server(metadata: metadata)
+        #expect(server.hasDeviceEndpoint)
+        #expect(server.hasAuthorizationEndpoint == (refusal == nil))
+        if let refusal {
+            let error = #expect(throws: DeviceLoginError.self) {
+                try AuthorizationCodeFlow.authorizationEndpoint(of: metadata)
+            }
+            #expect(error?.code == .discovery)
+            #expect(error?.message.contains(refusal) == true, "\(error?.message ?? "")")
+        } else {
+            #expect(
+                try AuthorizationCodeFlow.authorizationEndpoint(of: metadata).absoluteString == "https://a.example/a")
+        }
+    }
+}
