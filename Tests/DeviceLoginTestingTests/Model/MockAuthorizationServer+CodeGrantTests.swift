@@ -16,7 +16,8 @@ struct MockAuthorizationServerCodeGrantTests {
         let transport: InProcessTransport
         let flow: AuthorizationCodeFlow
 
-        static func make(_ settings: Server.CodeGrantSettings = .init()) async throws -> Bench {
+        static func make(_ settings: Server.CodeGrantSettings = .init(), dpop: DPoPProver? = nil) async throws -> Bench
+        {
             var configuration = Server.Configuration()
             configuration.codeGrant = settings
             configuration.clients[0].redirectURIs = ["http://127.0.0.1/callback"]
@@ -27,7 +28,8 @@ struct MockAuthorizationServerCodeGrantTests {
                 endpoints: try server.endpoints(),
                 authorizationEndpoint: try #require(metadata.authorizationEndpoint.flatMap(URL.init(string:))),
                 issuerInResponse: metadata.authorizationResponseIssuerSupported == true,
-                client: ClientConfiguration(clientID: Server.Configuration.defaultClientID, allowInsecureHTTP: true),
+                client: ClientConfiguration(
+                    clientID: Server.Configuration.defaultClientID, allowInsecureHTTP: true, dpop: dpop),
                 transport: transport
             )
             return Bench(server: server, transport: transport, flow: flow)
@@ -127,5 +129,21 @@ struct MockAuthorizationServerCodeGrantTests {
         #expect(metadata.authorizationEndpoint == nil)
         let page = await server.handle(HTTPRequest(method: .get, url: URL(string: server.issuer + "/authorize")!))
         #expect(page.response?.status == 404)
+    }
+
+    @Test("with a DPoP key the code exchange is proven and the tokens are bound to the key (RFC 9449 §10)")
+    func dpopBindsTheExchange() async throws {
+        let prover = try DPoPProver(key: try ECP256PrivateKey.generate())
+        let bench = try await Bench.make(dpop: prover)
+        let request = try bench.flow.makeRequest(redirectURI: Self.redirect)
+        let (_, location) = try await bench.follow(bench.flow.url(for: request))
+        let response = try bench.flow.response(pasted: try #require(location), for: request)
+        let token = try await bench.flow.redeem(response, for: request)
+        #expect(token.tokenType == "DPoP")
+        let exchange = try #require(bench.server.requests.last { $0.endpoint == .token })
+        #expect(exchange.grantType == "authorization_code")
+        #expect(exchange.dpop?.verdict == .accepted)
+        #expect(exchange.dpop?.thumbprint == prover.thumbprint)
+        #expect(bench.server.violations.isEmpty)
     }
 }
