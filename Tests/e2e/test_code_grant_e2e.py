@@ -149,3 +149,21 @@ def test_ctrl_c_while_waiting_for_the_redirect_frees_the_port(server_factory, tm
     assert run.stdout.strip() == ""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", port))  # free again: the listener was closed
+
+
+def test_events_of_a_browser_sign_in_follow_the_v1_schema(server_factory, tmp_path):
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parent.parent.parent / "docs" / "events.schema.json").read_text())
+    server = server_factory(interval=1, code_grant=True)
+    env = {k: v for k, v in os.environ.items() if k not in PROXY_VARIABLES}
+    env.update(DEVICE_LOGIN_HOME=str(tmp_path), NO_PROXY="127.0.0.1,localhost", BROWSER=BROWSER)
+    result = subprocess.run(
+        [str(binary_path()), "login", "--issuer", server.base_url, "--client-id", PUBLIC, "--events", "--flow",
+         "browser"], capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    for line in lines:
+        jsonschema.validate(line, schema)
+    assert [line["event"] for line in lines] == ["flow", "link", "redirected", "succeeded"]
+    assert "access_token" not in result.stdout and "code_verifier" not in result.stdout

@@ -37,20 +37,24 @@ struct CodeGrantSignIn: Sendable {
             let request = try engine.makeRequest(redirectURI: listener.redirectURI)
             let link = engine.url(for: request).absoluteString
             try show(link, "Sign in with the browser that opens now; if none does, open this link on this device:")
+            if settings.presentation.events { try EventLines(context: context).writeLink(link, flow: .browser) }
             if !BrowserLauncher.open(link, environment: context.environment) {
                 context.stderr.line("device-login: could not start a browser ($BROWSER, xdg-open): open the link")
             }
             let response = try await engine.waitForRedirect(
                 request, on: listener, timeout: settings.timeout ?? Self.defaultWait)
             if !settings.presentation.quiet { context.stderr.line("Signed in in the browser; redeeming the code.") }
+            if settings.presentation.events { try EventLines(context: context).writeRedirected() }
             return try await engine.redeem(response, for: request)
         }
         // Paste: a loopback redirect nobody listens on (the port is closed again at once), which the browser fails
         // to load and shows; the person copies that address.
         let port = try LoopbackRedirectListener().port
         let request = try engine.makeRequest(redirectURI: "http://127.0.0.1:\(port)/callback")
+        let link = engine.url(for: request).absoluteString
+        if settings.presentation.events { try EventLines(context: context).writeLink(link, flow: .paste) }
         try show(
-            engine.url(for: request).absoluteString,
+            link,
             "Open this link in a browser on any device and sign in. The browser then fails to load a page on"
                 + " 127.0.0.1: copy its whole address (or the code) and paste it here, then press Enter:")
         let read = try await readPaste()
@@ -61,7 +65,9 @@ struct CodeGrantSignIn: Sendable {
         guard text.contains(where: { !$0.isWhitespace }) else {
             throw DeviceLoginError(.accessDenied, "nothing was pasted", hint: "sign in again and paste the address")
         }
-        return try await engine.redeem(try engine.response(pasted: text, for: request), for: request)
+        let response = try engine.response(pasted: text, for: request)
+        if settings.presentation.events { try EventLines(context: context).writeRedirected() }
+        return try await engine.redeem(response, for: request)
     }
 
     /// One line from standard input, at most ``AuthorizationResponse/maximumLength`` bytes, read on a Dispatch

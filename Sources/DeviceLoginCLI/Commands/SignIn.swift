@@ -63,9 +63,7 @@ struct SignIn: Sendable {
         if let choice, let metadata, choice.flow != .device {
             return try await codeGrant(choice, endpoints: endpoints, metadata: metadata, transport: transport)
         }
-        if let choice, !settings.presentation.quiet {
-            context.stderr.line("device-login: signing in with \(choice.reason)")
-        }
+        if let choice { try announce(choice) }
         let flow = DeviceFlow(
             endpoints: endpoints, client: settings.client, transport: transport, clock: context.clock,
             now: context.now
@@ -138,12 +136,18 @@ struct SignIn: Sendable {
         return server.hasAuthorizationEndpoint ? decision : nil
     }
 
+    /// Says which flow runs and why: one line on stderr (not with `--quiet`), and the `flow` event (`--events`).
+    private func announce(_ decision: FlowChoice.Decision) throws {
+        if !settings.presentation.quiet { context.stderr.line("device-login: signing in with \(decision.reason)") }
+        if settings.presentation.events { try EventLines(context: context).writeFlow(decision) }
+    }
+
     /// Says which flow runs and why, then runs the code grant.
     private func codeGrant(
         _ decision: FlowChoice.Decision, endpoints: ServerEndpoints, metadata: AuthorizationServerMetadata,
         transport: any HTTPTransport
     ) async throws -> Result {
-        if !settings.presentation.quiet { context.stderr.line("device-login: signing in with \(decision.reason)") }
+        try announce(decision)
         let response = try await CodeGrantSignIn(settings: settings, context: context).run(
             decision.flow, endpoints: endpoints, metadata: metadata, transport: transport)
         return Result(endpoints: endpoints, response: response, receivedAt: context.now())

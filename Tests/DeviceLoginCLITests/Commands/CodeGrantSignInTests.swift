@@ -128,4 +128,28 @@ struct CodeGrantSignInTests {
         #expect(result.code == .usage)
         #expect(result.stderr.contains("for the device flow only"))
     }
+
+    @Test("--events: flow, link, redirected, then succeeded; no code, verifier or token in any line")
+    func events() async throws {
+        let model = Self.model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            var (context, out, err) = CLIHarness.context(environment: [
+                "BROWSER": "curl -s -o /dev/null -L --max-time 10"
+            ])
+            context.stdin = .empty
+            let arguments = [
+                "login", "--issuer", server.issuer, "--client-id", "test-client", "--no-store", "--events",
+                "--flow", "browser",
+            ]
+            let code = await CLI.run(arguments, context: context)
+            #expect(code == .success, "\(err())")
+            let events = out().split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            }
+            #expect(events.map { $0["event"] as? String } == ["flow", "link", "redirected", "succeeded"])
+            #expect(events[0]["flow"] as? String == "browser")
+            #expect((events[1]["url"] as? String)?.hasPrefix(server.issuer + "/authorize?") == true)
+            #expect(!out().contains("code_verifier") && !out().contains("access_token"))
+        }
+    }
 }
