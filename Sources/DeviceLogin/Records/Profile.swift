@@ -54,6 +54,9 @@ public struct Profile: Sendable, Hashable {
     /// The provider preset the profile was signed in with (``ProviderPreset/name``), for people; nil when none was
     /// used. Nothing depends on it: the endpoints are saved themselves.
     public var provider: String?
+    /// The flow `login --flow` chose for this profile (`device`, `browser` or `paste`), used by the next `login` of
+    /// the profile that names none; nil for `auto`. Read leniently: a missing or unknown value is `auto`.
+    public var flow: String?
 
     /// The most URL bindings a profile keeps: 64.
     public static let maximumBindings = 64
@@ -114,6 +117,7 @@ public struct Profile: Sendable, Hashable {
         self.username = username
         self.usesDPoP = usesDPoP
         self.provider = provider
+        self.flow = nil
     }
 
     /// Creates a profile from the client configuration used to sign in.
@@ -228,6 +232,7 @@ extension Profile: Codable {
         case bindings, username
         case usesDPoP = "dpop"
         case provider
+        case flow
     }
 
     /// Reads a profile, validating its name.
@@ -250,6 +255,8 @@ extension Profile: Codable {
             usesDPoP: try container.decodeIfPresent(Bool.self, forKey: .usesDPoP) ?? false,
             provider: try container.decodeIfPresent(String.self, forKey: .provider)
         )
+        let flow = try? container.decodeIfPresent(String.self, forKey: .flow)
+        self.flow = ["device", "browser", "paste"].contains(flow) ? flow : nil
     }
 
     /// Writes the profile; the secret only when it is stored, defaults left out.
@@ -268,6 +275,7 @@ extension Profile: Codable {
         try container.encodeIfPresent(username, forKey: .username)
         if usesDPoP { try container.encode(usesDPoP, forKey: .usesDPoP) }
         try container.encodeIfPresent(provider, forKey: .provider)
+        try container.encodeIfPresent(flow, forKey: .flow)
     }
 }
 

@@ -89,6 +89,13 @@ enum LoginCommand {
         // Store problems found after the person approved would cost the tokens: look for them before any request.
         if settings.store {
             try await context.tokenStore().checkReady(profile: settings.profile)
+            // The flow a profile was signed in with, when this login names none.
+            if !settings.flowGiven, !settings.kiosk, !settings.detach,
+                let saved = try? await context.tokenStore().load(profile: settings.profile)?.profile.flow,
+                let flow = FlowChoice.Preference(rawValue: saved)
+            {
+                settings.flow = flow
+            }
         }
         if settings.detach { return try await DetachedSignIn.detach(settings, transport: transport, context: context) }
         let result = try await SignIn(settings: settings, context: context).run(transport: transport)
@@ -105,7 +112,7 @@ enum LoginCommand {
         // A profile signed in again keeps its bindings and user name unless new ones are given. A saved profile
         // that cannot be read is replaced, as before: the sign-in the person just approved wins.
         let saved = try? await store?.load(profile: settings.profile)?.profile
-        let profile = try Profile(
+        var profile = try Profile(
             name: settings.profile, issuer: settings.issuer, endpoints: result.endpoints,
             client: settings.client, storingSecret: settings.storeSecret,
             bindings: settings.bindings.isEmpty ? saved?.bindings ?? [] : settings.bindings,
@@ -114,6 +121,7 @@ enum LoginCommand {
             provider: settings.provider?.preset ?? settings.resumedProvider
                 ?? (settings.savedEndpoints == nil ? nil : saved?.provider)
         )
+        profile.flow = settings.flow == .auto ? nil : settings.flow.rawValue
         // Without a store too: the state verifies the ID token, for the confirmation.
         let state = TokenState(
             profile: profile, client: settings.client, store: store, transport: transport,

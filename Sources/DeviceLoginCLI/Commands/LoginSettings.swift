@@ -41,6 +41,8 @@ struct LoginSettings: Sendable, Equatable {
     var renew = false
     /// `--flow`: the device flow, the code grant through a browser on this device or pasted back, or `auto`.
     var flow: FlowChoice.Preference = .auto
+    /// Whether `--flow` (or `DEVICE_LOGIN_FLOW`) was given; if not, the profile's saved flow is used.
+    var flowGiven = false
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
@@ -245,6 +247,7 @@ struct LoginSettings: Sendable, Equatable {
             store: !options.flag("no-store"), storeSecret: options.flag("store-secret"), profile: profile,
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
             detach: options.flag("detach"), presentation: presentation, kiosk: kiosk, renew: renew, flow: flow,
+            flowGiven: options.has("flow"),
             warnings: (secret?.warnings ?? [])
                 + (provider.map {
                     providerWarnings($0, scopes: scopes ?? [], parameters: parameters, hasSecret: secret != nil)

@@ -152,4 +152,24 @@ struct CodeGrantSignInTests {
             #expect(!out().contains("code_verifier") && !out().contains("access_token"))
         }
     }
+
+    @Test("the profile remembers --flow: the next login of it that names none runs the same flow")
+    func remembered() async throws {
+        let model = Self.model()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("code-grant-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        try await LoopbackServer.withRunning(model: model) { server in
+            let environment = [
+                "DEVICE_LOGIN_HOME": home.path, "BROWSER": "curl -s -o /dev/null -L --max-time 10",
+            ]
+            let arguments = ["login", "--issuer", server.issuer, "--client-id", "test-client", "--json"]
+            let first = await CLIHarness.run(arguments + ["--flow", "browser"], environment: environment)
+            #expect(first.code == .success, "\(first.stderr)")
+            let saved = try String(contentsOf: home.appendingPathComponent("default.json"), encoding: .utf8)
+            #expect(saved.contains(#""flow" : "browser""#))
+            let second = await CLIHarness.run(arguments, environment: environment)
+            #expect(second.code == .success, "\(second.stderr)")
+            #expect(second.stderr.contains("signing in with the browser on this device, as asked"))
+        }
+    }
 }
