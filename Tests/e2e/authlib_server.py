@@ -19,6 +19,12 @@ Test-only routes, for the test suites (this server is a test fixture, never a pr
     POST /_test/rotate_key                ID tokens are signed with a new RSA key from now on; /jwks.json serves
                                           only the new key (a rotation without overlap)
 
+With --code-grant it also serves Authlib's authorization code grant (RFC 6749 §4.1) with PKCE required
+(RFC 7636, CodeChallenge(required=True), S256 only) and OpenID Connect's nonce in the ID token (OpenIDCode):
+GET /oauth/authorize asks the signed-in person to approve, and redirects to the public client's loopback
+redirect URI (http://127.0.0.1:ANY-PORT/callback, RFC 8252 §7.3). With --block-device the device authorization
+endpoint refuses every request as Microsoft Entra ID's Conditional Access does (AADSTS53003).
+
 Run:  python3 Tests/e2e/authlib_server.py --port 0 --interval 1 [--scopes "openid profile email"]
 It binds 127.0.0.1 only and prints `LISTENING http://127.0.0.1:PORT` on stdout once it accepts connections.
 """
@@ -34,7 +40,8 @@ from urllib.parse import urlencode, urlsplit
 
 from authlib.integrations.flask_oauth2 import AuthorizationServer, ResourceProtector
 from authlib.oauth2 import OAuth2Error
-from authlib.oauth2.rfc6749 import ClientMixin, TokenMixin, grants
+from authlib.oauth2.rfc6749 import AuthorizationCodeMixin, ClientMixin, InvalidRequestError, TokenMixin, grants
+from authlib.oauth2.rfc7636 import CodeChallenge
 from authlib.oauth2.rfc6750 import BearerTokenValidator
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc8628 import (
@@ -43,7 +50,7 @@ from authlib.oauth2.rfc8628 import (
     DeviceCodeGrant,
     DeviceCredentialDict,
 )
-from authlib.oidc.core import OpenIDToken, UserInfo, UserInfoEndpoint
+from authlib.oidc.core import OpenIDCode, OpenIDToken, UserInfo, UserInfoEndpoint
 from flask import Flask, current_app, jsonify, redirect, request, session
 from joserfc.jwk import RSAKey
 from werkzeug.serving import make_server
@@ -96,7 +103,13 @@ class Client(ClientMixin):
         return " ".join(s for s in scope.split() if s in supported)
 
     def check_redirect_uri(self, redirect_uri):
-        return False
+        # RFC 8252 §7.3: a loopback redirect URI is registered without its port; any port is accepted. Only the
+        # public client may use the code grant.
+        if self.auth_method != "none" or not current_app.config.get("CODE_GRANT"):
+            return False
+        parts = urlsplit(redirect_uri)
+        return parts.scheme == "http" and parts.hostname in ("127.0.0.1", "::1") and parts.path == "/callback" \
+            and not parts.query and not parts.fragment
 
     def check_client_secret(self, client_secret):
         return self.client_secret is not None and secrets.compare_digest(self.client_secret, client_secret)
@@ -105,9 +118,11 @@ class Client(ClientMixin):
         return method == self.auth_method
 
     def check_response_type(self, response_type):
-        return False
+        return response_type == "code" and bool(current_app.config.get("CODE_GRANT"))
 
     def check_grant_type(self, grant_type):
+        if grant_type == "authorization_code":
+            return bool(current_app.config.get("CODE_GRANT"))
         return grant_type in (DEVICE_CODE_GRANT_TYPE, "refresh_token")
 
 
@@ -183,6 +198,7 @@ class Store:
             ),
         }
         self.credentials = {}  # device_code -> DeviceCredential
+        self.codes = {}  # authorization code -> AuthorizationCode (--code-grant)
         self.by_user_code = {}  # normalized user_code -> DeviceCredential
         self.tokens = []
 
@@ -300,6 +316,74 @@ class Revocation(RevocationEndpoint):
             token.refresh_token_revoked = True
 
 
+class AuthorizationCode(AuthorizationCodeMixin):
+    """One issued code, with what PKCE and OpenID Connect check when it is redeemed."""
+
+    def __init__(self, code, client_id, redirect_uri, scope, user, nonce, challenge, method):
+        self.code = code
+        self.client_id = client_id
+        self.redirect_uri = redirect_uri
+        self.scope = scope
+        self.user = user
+        self.nonce = nonce
+        self.code_challenge = challenge
+        self.code_challenge_method = method
+        self.auth_time = int(time.time())
+        self.expires_at = time.time() + 60
+
+    def get_redirect_uri(self):
+        return self.redirect_uri
+
+    def get_scope(self):
+        return self.scope
+
+    def get_nonce(self):
+        return self.nonce
+
+    def get_auth_time(self):
+        return self.auth_time
+
+    def get_acr(self):
+        return None
+
+    def get_amr(self):
+        return None
+
+
+class CodeGrant(grants.AuthorizationCodeGrant):
+    TOKEN_ENDPOINT_AUTH_METHODS = ["none"]
+
+    def save_authorization_code(self, code, request):
+        store().codes[code] = AuthorizationCode(
+            code, request.client.get_client_id(), request.payload.redirect_uri, request.payload.scope, request.user,
+            request.payload.data.get("nonce"), request.payload.data.get("code_challenge"),
+            request.payload.data.get("code_challenge_method"),
+        )
+
+    def query_authorization_code(self, code, client):
+        found = store().codes.get(code)
+        if found and found.client_id == client.get_client_id() and time.time() < found.expires_at:
+            return found
+        return None
+
+    def delete_authorization_code(self, authorization_code):
+        store().codes.pop(authorization_code.code, None)
+
+    def authenticate_user(self, authorization_code):
+        return authorization_code.user
+
+
+class S256Only(CodeChallenge):
+    """PKCE required, and only S256 (RFC 9700 §2.1.1)."""
+
+    SUPPORTED_CODE_CHALLENGE_METHOD = ["S256"]
+
+    def validate_code_challenge(self, grant, redirect_uri):
+        if not grant.request.payload.data.get("code_challenge"):
+            raise InvalidRequestError("Missing 'code_challenge'")
+        return super().validate_code_challenge(grant, redirect_uri)
+
+
 class IDToken(OpenIDToken):
     def get_client_algorithm(self, client):
         return "RS256"
@@ -315,6 +399,17 @@ class IDToken(OpenIDToken):
 
     def generate_user_info(self, user, scope):
         return user.claims()
+
+
+class IDCode(OpenIDCode):
+    get_client_algorithm = IDToken.get_client_algorithm
+    resolve_client_private_key = IDToken.resolve_client_private_key
+    get_encode_header = IDToken.get_encode_header
+    get_client_claims = IDToken.get_client_claims
+    generate_user_info = IDToken.generate_user_info
+
+    def exists_nonce(self, nonce, request):
+        return any(code.nonce == nonce for code in store().codes.values() if code.code != request.payload.data.get("code"))
 
 
 class UserInfoRoute(UserInfoEndpoint):
@@ -414,7 +509,8 @@ def safe_next(next_path):
     return next_path
 
 
-def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None):
+def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None, code_grant=False,
+               block_device=False):
     app = Flask(__name__)
     app.secret_key = secrets.token_bytes(32)
     app.config.update(
@@ -422,7 +518,10 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None):
         ISSUER="http://127.0.0.1",  # replaced by main() once the port is known
         SIGNING_KEY=RSAKey.generate_key(2048, parameters={"use": "sig", "alg": "RS256"}, auto_kid=True),
         OAUTH2_REFRESH_TOKEN_GENERATOR=True,
-        OAUTH2_TOKEN_EXPIRES_IN={DEVICE_CODE_GRANT_TYPE: token_expires_in, "refresh_token": token_expires_in},
+        OAUTH2_TOKEN_EXPIRES_IN={DEVICE_CODE_GRANT_TYPE: token_expires_in, "refresh_token": token_expires_in,
+                                 "authorization_code": token_expires_in},
+        CODE_GRANT=code_grant,
+        BLOCK_DEVICE=block_device,
         OAUTH2_SCOPES_SUPPORTED=list(scopes if scopes is not None else SCOPES_SUPPORTED),
     )
 
@@ -435,6 +534,8 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None):
     server = AuthorizationServer(app, query_client=query_client, save_token=save_token)
     server.register_grant(DeviceGrant, [IDToken()])
     server.register_grant(RefreshGrant, [IDToken()])
+    if code_grant:
+        server.register_grant(CodeGrant, [S256Only(required=True), IDCode(require_nonce=False)])
     server.register_endpoint(DeviceAuthorization(server, interval, expires_in))
     server.register_endpoint(Revocation)
     protector = ResourceProtector()
@@ -453,7 +554,14 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None):
 
     def metadata():
         base = issuer()
+        code = current_app.config["CODE_GRANT"]
+        extra = dict(
+            authorization_endpoint=base + "/oauth/authorize",
+            code_challenge_methods_supported=["S256"],
+            response_modes_supported=["query"],
+        ) if code else {}
         return jsonify(
+            **extra,
             issuer=base,
             device_authorization_endpoint=base + "/oauth/device_authorization",
             token_endpoint=base + "/oauth/token",
@@ -461,8 +569,8 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None):
             userinfo_endpoint=base + "/userinfo",
             jwks_uri=base + "/jwks.json",
             scopes_supported=current_app.config["OAUTH2_SCOPES_SUPPORTED"],
-            response_types_supported=[],
-            grant_types_supported=[DEVICE_CODE_GRANT_TYPE, "refresh_token"],
+            response_types_supported=["code"] if code else [],
+            grant_types_supported=[DEVICE_CODE_GRANT_TYPE, "refresh_token"] + (["authorization_code"] if code else []),
             token_endpoint_auth_methods_supported=["none", "client_secret_basic"],
             revocation_endpoint_auth_methods_supported=["none", "client_secret_basic"],
             subject_types_supported=["public"],
@@ -479,7 +587,37 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None):
 
     @app.post("/oauth/device_authorization")
     def device_authorization():
+        if current_app.config["BLOCK_DEVICE"]:
+            # Microsoft Entra ID's answer when Conditional Access blocks the device code flow.
+            return jsonify(
+                error="invalid_grant", error_codes=[53003],
+                error_description="AADSTS53003: Access has been blocked by Conditional Access policies.",
+            ), 400
         return server.create_endpoint_response("device_authorization")
+
+    @app.route("/oauth/authorize", methods=["GET", "POST"])
+    @signed_in
+    def authorize():
+        user = store().users[session["user"]]
+        if request.method == "GET":
+            try:
+                grant = server.get_consent_grant(end_user=user)
+            except OAuth2Error as error:
+                return page("Sign-in refused", f'<p class="error">{html.escape(error.error or "")}</p>', 400)
+            client = grant.client.client_metadata["client_name"]
+            return page(
+                "Allow this app?",
+                f"""<p><strong>{html.escape(client)}</strong> asks to sign in as
+<strong>{html.escape(user.username)}</strong>.</p>
+<form method="post" action="{html.escape(request.full_path)}">
+{csrf_field()}
+<button type="submit" name="decision" value="approve">Approve</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>""",
+            )
+        if not csrf_ok():
+            return bad_form()
+        return server.create_authorization_response(grant_user=user if request.form.get("decision") == "approve" else None)
 
     @app.post("/oauth/token")
     def token():
@@ -614,6 +752,8 @@ def main(argv=None):
     parser.add_argument("--interval", type=int, default=5, help="polling interval in seconds (default 5)")
     parser.add_argument("--expires-in", type=positive, default=1800, help="device code lifetime in seconds")
     parser.add_argument("--token-expires-in", type=positive, default=3600, help="access token lifetime in seconds")
+    parser.add_argument("--code-grant", action="store_true", help="also serve the authorization code grant (PKCE)")
+    parser.add_argument("--block-device", action="store_true", help="refuse device authorizations (AADSTS53003)")
     parser.add_argument("--scopes", help="the scopes listed and granted, space-separated (default: "
                         + " ".join(SCOPES_SUPPORTED) + ")")
     args = parser.parse_args(argv)
@@ -621,7 +761,7 @@ def main(argv=None):
         parser.error("--interval must not be negative")
 
     scopes = args.scopes.split() if args.scopes is not None else None
-    app = create_app(args.interval, args.expires_in, args.token_expires_in, scopes)
+    app = create_app(args.interval, args.expires_in, args.token_expires_in, scopes, args.code_grant, args.block_device)
     httpd = make_server("127.0.0.1", args.port, app, threaded=True)
     base_url = f"http://127.0.0.1:{httpd.server_port}"
     app.config["ISSUER"] = base_url

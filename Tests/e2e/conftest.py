@@ -73,13 +73,16 @@ class RunningServer:
         self.process.stdout.close()
 
 
-def start_server(log_path, interval=1, expires_in=600, token_expires_in=3600, scopes=None):
+def start_server(log_path, interval=1, expires_in=600, token_expires_in=3600, scopes=None, code_grant=False,
+                 block_device=False):
     command = [
         sys.executable, str(SERVER_SCRIPT), "--port", "0", "--interval", str(interval),
         "--expires-in", str(expires_in), "--token-expires-in", str(token_expires_in),
     ]
     if scopes is not None:
         command += ["--scopes", " ".join(scopes)]
+    command += ["--code-grant"] if code_grant else []
+    command += ["--block-device"] if block_device else []
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True)
     deadline = time.monotonic() + STARTUP_TIMEOUT
@@ -98,8 +101,8 @@ def start_server(log_path, interval=1, expires_in=600, token_expires_in=3600, sc
 
 @pytest.fixture
 def server_factory(tmp_path):
-    """Starts servers with chosen options (interval, expires_in, token_expires_in, scopes); all stopped on
-    teardown."""
+    """Starts servers with chosen options (interval, expires_in, token_expires_in, scopes, code_grant,
+    block_device); all stopped on teardown."""
     servers = []
 
     def start(**options):

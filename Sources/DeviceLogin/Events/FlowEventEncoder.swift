@@ -115,6 +115,38 @@ public struct FlowEventEncoder: Sendable {
         return json.object
     }
 
+    /// The `flow` line: which grant signs the person in (`device`, `browser` or `paste`) and why, in the words the
+    /// prompt uses (``FlowChoice/Decision``).
+    /// - Parameters:
+    ///   - decision: The choice.
+    ///   - context: When it was made.
+    /// - Returns: The line.
+    public func flowLine(_ decision: FlowChoice.Decision, context: FlowEventContext) -> String {
+        var json = start("flow", context)
+        json.add("flow", .string(decision.flow.rawValue))
+        json.add("reason", .string(Self.shown(decision.reason)))
+        return json.object
+    }
+
+    /// The `link` line of the code grant: the address the person opens (only a ``SafeURI``, else the line is not
+    /// written), and the flow (`browser`: a browser is being started on this device and the loopback listener
+    /// waits; `paste`: the address the browser ends on is read from standard input). Never the PKCE verifier, which
+    /// the link does not carry.
+    /// - Returns: The line, or nil for a link that is not safe to show.
+    public func linkLine(url: String, flow: FlowChoice.Flow, context: FlowEventContext) -> String? {
+        guard let safe = Sanitizer.safeURI(url) else { return nil }
+        var json = start("link", context)
+        json.add("flow", .string(flow.rawValue))
+        json.add("url", .string(safe))
+        return json.object
+    }
+
+    /// The `redirected` line: the code grant's answer arrived (the loopback redirect, or the paste) and its `state`
+    /// matched; the code itself is never written.
+    public func redirectedLine(context: FlowEventContext) -> String {
+        start("redirected", context).object
+    }
+
     /// A message as a line may carry it: every secret this process holds replaced by a marker (``KnownSecrets``:
     /// a server may repeat a token or the device code in its error), then sanitised and bounded; scrubbed once more
     /// after sanitising, in case the sanitiser joined a secret that escape sequences had split.

@@ -18,6 +18,15 @@ public struct AuthorizationServerMetadata: WireMapped, Hashable {
     public var grantTypesSupported: [String]?
     /// `token_endpoint_auth_methods_supported`.
     public var tokenEndpointAuthMethodsSupported: [String]?
+    /// `authorization_endpoint` (RFC 6749 §3.1 via RFC 8414 §2): where the authorization code grant starts.
+    public var authorizationEndpoint: String?
+    /// `code_challenge_methods_supported` (RFC 8414 §2, RFC 7636): a list without `S256` is refused
+    /// (``PKCE/check(methodsSupported:)``).
+    public var codeChallengeMethodsSupported: [String]?
+    /// `response_modes_supported` (RFC 8414 §2): this client uses `query`, the default when absent.
+    public var responseModesSupported: [String]?
+    /// `authorization_response_iss_parameter_supported` (RFC 9207 §3): the authorization response carries `iss`.
+    public var authorizationResponseIssuerSupported: Bool?
     /// Every other field.
     public var additionalFields: JSONObject
 
@@ -36,6 +45,12 @@ public struct AuthorizationServerMetadata: WireMapped, Hashable {
             .optional("scopes_supported", \.scopesSupported, .stringList),
             .optional("grant_types_supported", \.grantTypesSupported, .stringList),
             .optional("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported, .stringList),
+            .optional("authorization_endpoint", \.authorizationEndpoint, .string),
+            .optional("code_challenge_methods_supported", \.codeChallengeMethodsSupported, .stringList),
+            .optional("response_modes_supported", \.responseModesSupported, .stringList),
+            .optional(
+                "authorization_response_iss_parameter_supported", \.authorizationResponseIssuerSupported, .boolean
+            ),
         ]
     )
 
@@ -50,6 +65,10 @@ public struct AuthorizationServerMetadata: WireMapped, Hashable {
         scopesSupported: [String]? = nil,
         grantTypesSupported: [String]? = nil,
         tokenEndpointAuthMethodsSupported: [String]? = nil,
+        authorizationEndpoint: String? = nil,
+        codeChallengeMethodsSupported: [String]? = nil,
+        responseModesSupported: [String]? = nil,
+        authorizationResponseIssuerSupported: Bool? = nil,
         additionalFields: JSONObject = [:]
     ) {
         self.issuer = issuer
@@ -61,6 +80,10 @@ public struct AuthorizationServerMetadata: WireMapped, Hashable {
         self.scopesSupported = scopesSupported
         self.grantTypesSupported = grantTypesSupported
         self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
+        self.authorizationEndpoint = authorizationEndpoint
+        self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
+        self.responseModesSupported = responseModesSupported
+        self.authorizationResponseIssuerSupported = authorizationResponseIssuerSupported
         self.additionalFields = additionalFields
     }
 

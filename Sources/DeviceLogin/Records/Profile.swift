@@ -57,6 +57,9 @@ public struct Profile: Sendable, Hashable {
     /// Where the profile's tokens rest (``TokenStoreKind``; `login --store`), stored as `"store"` only when it is not
     /// the file: a profile that names none is a file profile, as every profile was before.
     public var tokenStore: TokenStoreKind = .file
+    /// The flow `login --flow` chose for this profile (`device`, `browser` or `paste`), used by the next `login` of
+    /// the profile that names none; nil for `auto`. Read leniently: a missing or unknown value is `auto`.
+    public var flow: String?
 
     /// The most URL bindings a profile keeps: 64.
     public static let maximumBindings = 64
@@ -117,6 +120,7 @@ public struct Profile: Sendable, Hashable {
         self.username = username
         self.usesDPoP = usesDPoP
         self.provider = provider
+        self.flow = nil
     }
 
     /// Creates a profile from the client configuration used to sign in.
@@ -232,6 +236,7 @@ extension Profile: Codable {
         case usesDPoP = "dpop"
         case provider
         case tokenStore = "store"
+        case flow
     }
 
     /// Reads a profile in the stored form, as ``init(stored:)`` reads it.
@@ -262,6 +267,10 @@ extension Profile: Codable {
             provider: try fields.stringIfPresent(Key.provider.rawValue)
         )
         tokenStore = try fields.stringIfPresent(Key.tokenStore.rawValue, as: TokenStoreKind.init(rawValue:)) ?? .file
+        // Read leniently: a flow this version does not know, or a value of another type, is `auto`.
+        if case .string(let flow)? = fields.value(Key.flow.rawValue), ["device", "browser", "paste"].contains(flow) {
+            self.flow = flow
+        }
     }
 
     /// Writes the profile; the secret only when it is stored, defaults left out.
@@ -281,6 +290,7 @@ extension Profile: Codable {
         if usesDPoP { try container.encode(usesDPoP, forKey: .usesDPoP) }
         try container.encodeIfPresent(provider, forKey: .provider)
         if tokenStore != .file { try container.encode(tokenStore, forKey: .tokenStore) }
+        try container.encodeIfPresent(flow, forKey: .flow)
     }
 }
 

@@ -40,6 +40,22 @@ struct EventLines: Sendable {
         for await (event, time) in events { try write(event, at: time) }
     }
 
+    /// Writes the `flow` line: which grant runs and why.
+    func writeFlow(_ decision: FlowChoice.Decision) throws(ResultSink.WriteError) {
+        try stdout.line(encoder.flowLine(decision, context: FlowEventContext(at: now())))
+    }
+
+    /// Writes the code grant's `link` line (not written for a link that is not safe to show).
+    func writeLink(_ url: String, flow: FlowChoice.Flow) throws(ResultSink.WriteError) {
+        guard let line = encoder.linkLine(url: url, flow: flow, context: FlowEventContext(at: now())) else { return }
+        try stdout.line(line)
+    }
+
+    /// Writes the `redirected` line: the code grant's answer arrived and matched.
+    func writeRedirected() throws(ResultSink.WriteError) {
+        try stdout.line(encoder.redirectedLine(context: FlowEventContext(at: now())))
+    }
+
     /// The `succeeded` line: the profile the tokens were saved as (nil when not saved), when the access token
     /// expires and the scopes; never a token.
     func succeededLine(_ response: TokenResponse, receivedAt: Date, profile: String?, scopes: [String]) -> String {

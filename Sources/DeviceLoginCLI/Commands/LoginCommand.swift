@@ -90,6 +90,13 @@ enum LoginCommand {
         if settings.store {
             try await context.tokenStore().checkReady(profile: settings.profile)
             _ = try await chooseStore(settings, context: context)
+            // The flow a profile was signed in with, when this login names none.
+            if !settings.flowGiven, !settings.kiosk, !settings.detach,
+                let saved = try? await context.tokenStore().load(profile: settings.profile)?.profile.flow,
+                let flow = FlowChoice.Preference(rawValue: saved)
+            {
+                settings.flow = flow
+            }
         }
         if settings.detach { return try await DetachedSignIn.detach(settings, transport: transport, context: context) }
         let result = try await SignIn(settings: settings, context: context).run(transport: transport)
@@ -117,6 +124,7 @@ enum LoginCommand {
                 ?? (settings.savedEndpoints == nil ? nil : saved?.provider)
         )
         if let choice { profile.tokenStore = choice.kind }
+        profile.flow = settings.flow == .auto ? nil : settings.flow.rawValue
         // Without a store too: the state verifies the ID token, for the confirmation.
         let state = TokenState(
             profile: profile, client: settings.client, store: store, transport: transport,

@@ -13,12 +13,15 @@ struct LoginDryRun {
     let settings: LoginSettings
     /// Where the tokens would be saved; nil with `--no-store`.
     let storePath: String?
+    /// Where the command runs, for `--flow auto`'s choice.
+    let session: FlowChoice.Session
 
     /// The settings' plan, with the profile file the store would write.
     /// - Throws: ``DeviceLoginError`` for an invalid profile name or an unusable `DEVICE_LOGIN_HOME`.
     init(_ settings: LoginSettings, context: CLIContext) throws {
         self.settings = settings
         storePath = settings.store ? try context.tokenStore().filePath(profile: settings.profile) : nil
+        session = FlowChoice.Session.current(environment: context.environment)
     }
 
     /// The metadata URLs discovery would try, in order; empty without an issuer.
@@ -62,6 +65,23 @@ struct LoginDryRun {
         return settings.issuer == nil ? "none" : discoveredIfMissing ? "from discovery" : "from discovery, if listed"
     }
 
+    /// Which flow would run, as far as it is known without a request: `--flow`'s word, and for `auto` the choice
+    /// in this session (``FlowChoice``) for a server that offers both grants, and what follows without one.
+    var flowText: String {
+        if settings.kiosk { return "device (--kiosk is device-flow only)" }
+        if settings.flow == .auto, settings.issuer == nil {
+            return "auto: the device flow (without discovery there is no authorization_endpoint)"
+        }
+        let both = FlowChoice.Server(hasDeviceEndpoint: true, hasAuthorizationEndpoint: true)
+        guard settings.flow == .auto,
+            let decision = try? FlowChoice.choose(server: both, session: session, preference: .auto)
+        else { return settings.flow.rawValue + " (as asked)" }
+        if decision.flow == .browser {
+            return "auto: \(decision.reason), if the server lists an authorization_endpoint; else the device flow"
+        }
+        return "auto: \(decision.reason); a pasted code if it has none or refuses it as blocked"
+    }
+
     var lines: [String] {
         var lines = ["Dry run: nothing was sent. A sign-in with these options would use:"]
         func add(_ label: String, _ value: String) {
@@ -90,6 +110,7 @@ struct LoginDryRun {
         add("client ID", settings.missingClientID == nil ? TerminalText.clean(settings.client.clientID) : missingText)
         add("client authentication", clientAuthenticationText)
         add("DPoP", settings.dpop ? "a new key binds the tokens" : "no")
+        add("flow", flowText)
         add("saved to", storePath.map { "profile '\(settings.profile)' (\($0))" } ?? "nothing (--no-store)")
         return lines
     }
@@ -113,6 +134,8 @@ struct LoginDryRun {
             "client_id": settings.missingClientID == nil ? .string(settings.client.clientID) : .null,
             "client_authentication": .string(settings.client.authentication.method.rawValue),
             "dpop": .bool(settings.dpop),
+            "flow": .string(settings.kiosk ? "device" : settings.flow.rawValue),
+            "flow_choice": .string(flowText),
             "profile": string(storePath == nil ? nil : settings.profile),
             "store": string(storePath),
         ]

@@ -42,6 +42,10 @@ struct LoginSettings: Sendable, Equatable {
     var kiosk = false
     /// Whether `--kiosk` requests a new code by itself when one expires (`--renew`), instead of on a key press.
     var renew = false
+    /// `--flow`: the device flow, the code grant through a browser on this device or pasted back, or `auto`.
+    var flow: FlowChoice.Preference = .auto
+    /// Whether `--flow` (or `DEVICE_LOGIN_FLOW`) was given; if not, the profile's saved flow is used.
+    var flowGiven = false
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
@@ -100,6 +104,12 @@ struct LoginSettings: Sendable, Equatable {
                 "username", "NAME",
                 "The user name git-credential and docker-credential give with the token (default: oauth2)."),
             .value("timeout", "DURATION", "Give up when the sign-in is not approved within this (90s, 15m, 2h)."),
+            .value(
+                "flow", "WHICH",
+                "How to sign in: device (a code entered on any device), browser (this device's browser, back to"
+                    + " a loopback listener), paste (open the link anywhere, paste the address back) or auto"
+                    + " (default: browser in a local graphical session, else device, else paste).",
+                choices: FlowChoice.Preference.allCases.map(\.rawValue)),
             .flag(
                 "dpop",
                 "Bind the tokens to a new DPoP key (RFC 9449), saved beside the profile: a copy of the tokens"
@@ -216,6 +226,7 @@ struct LoginSettings: Sendable, Equatable {
         let presentation = try LoginPresentation(options, command: command)
         let (kiosk, renew) = try kioskFlags(options, command: command)
         let others = ["detach", "events", "quiet"].filter { options.flag($0) } + ["notify-command"].filter(options.has)
+        let flow = try flowPreference(options, kiosk: kiosk, command: command)
         if kiosk, let clash = others.first {
             throw UsageError(
                 "--kiosk draws the sign-in itself, full screen; it cannot go with --\(clash)", command: command)
@@ -245,7 +256,8 @@ struct LoginSettings: Sendable, Equatable {
             store: !options.flag("no-store"), tokenStore: try tokenStore(options, command: command),
             storeSecret: options.flag("store-secret"), profile: profile,
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
-            detach: options.flag("detach"), presentation: presentation, kiosk: kiosk, renew: renew,
+            detach: options.flag("detach"), presentation: presentation, kiosk: kiosk, renew: renew, flow: flow,
+            flowGiven: options.has("flow"),
             warnings: (secret?.warnings ?? [])
                 + (provider.map {
                     providerWarnings($0, scopes: scopes ?? [], parameters: parameters, hasSecret: secret != nil)
@@ -336,6 +348,23 @@ struct LoginSettings: Sendable, Equatable {
         return request
     }
 
+    /// The `--flow` option (default `auto`).
+    /// - Throws: ``UsageError`` for another word, and for `browser` or `paste` with `--kiosk` or `--detach`, which
+    ///   are device-flow only.
+    static func flowPreference(
+        _ options: ParsedOptions, kiosk: Bool, command: String
+    ) throws -> FlowChoice.Preference {
+        let text = options.value("flow") ?? "auto"
+        guard let flow = FlowChoice.Preference(rawValue: text) else {
+            throw UsageError("--flow must be auto, device, browser or paste, not '\(text)'", command: command)
+        }
+        if flow == .browser || flow == .paste, let clash = kiosk ? "kiosk" : options.flag("detach") ? "detach" : nil {
+            throw UsageError(
+                "--\(clash) is for the device flow only; it cannot go with --flow \(text)", command: command)
+        }
+        return flow
+    }
+
     /// The `--qr` option (default `auto`).
     /// - Throws: ``UsageError`` for a mode that is not auto, always or never.
     static func qrMode(_ options: ParsedOptions, command: String) throws -> QRMode {
@@ -349,12 +378,22 @@ struct LoginSettings: Sendable, Equatable {
     /// The endpoints: a saved profile's, discovered from the issuer (with any given by hand taking precedence), or
     /// all by hand.
     func resolveEndpoints(transport: any HTTPTransport) async throws -> ServerEndpoints {
+        try await resolveServer(transport: transport).endpoints
+    }
+
+    /// As ``resolveEndpoints(transport:)``, with the metadata when the endpoints were discovered (the code grant's
+    /// endpoint and rules are read from it).
+    func resolveServer(
+        transport: any HTTPTransport
+    ) async throws -> (endpoints: ServerEndpoints, metadata: AuthorizationServerMetadata?) {
         var endpoints: ServerEndpoints
+        var discovered: AuthorizationServerMetadata?
         if let savedEndpoints {
             endpoints = savedEndpoints
         } else if let issuer {
             let metadata = try await Discovery(transport: transport, allowInsecureHTTP: client.allowInsecureHTTP)
                 .metadata(issuer: issuer)
+            discovered = metadata
             endpoints = try ServerEndpoints(
                 metadata: metadata, deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint
             )
@@ -366,6 +405,6 @@ struct LoginSettings: Sendable, Equatable {
         if let revocationEndpoint { endpoints.revocation = revocationEndpoint }
         if let userinfoEndpoint { endpoints.userinfo = userinfoEndpoint }
         try endpoints.check(allowInsecureHTTP: client.allowInsecureHTTP)
-        return endpoints
+        return (endpoints, discovered)
     }
 }

@@ -58,12 +58,28 @@ struct SignIn: Sendable {
     }
 
     private func runFlow(transport: any HTTPTransport) async throws -> Result {
-        let endpoints = try await settings.resolveEndpoints(transport: transport)
+        let (endpoints, metadata) = try await settings.resolveServer(transport: transport)
+        let choice = try chooseFlow(metadata: metadata)
+        if let choice, let metadata, choice.flow != .device {
+            return try await codeGrant(choice, endpoints: endpoints, metadata: metadata, transport: transport)
+        }
+        if let choice { try announce(choice) }
         let flow = DeviceFlow(
             endpoints: endpoints, client: settings.client, transport: transport, clock: context.clock,
             now: context.now
         )
-        let authorization = try await flow.requestAuthorization()
+        let authorization: DeviceAuthorization
+        do {
+            authorization = try await flow.requestAuthorization()
+        } catch let error as DeviceLoginError {
+            // auto offers the next flow when the device flow is refused as blocked; --flow device fails with advice.
+            guard let choice, let metadata,
+                let next = FlowChoice.fallback(
+                    after: error, decision: choice, preference: settings.flow,
+                    server: FlowChoice.Server(metadata: metadata), session: session)
+            else { throw error }
+            return try await codeGrant(next, endpoints: endpoints, metadata: metadata, transport: transport)
+        }
         if settings.kiosk {
             let response = try await KioskSignIn(settings: settings, context: context).poll(
                 flow: flow, first: authorization)
@@ -91,6 +107,49 @@ struct SignIn: Sendable {
             report((.authorizationReceived(authorization), now()))
             return try await flow.pollForToken(authorization) { report(($0, now())) }
         }
+        return Result(endpoints: endpoints, response: response, receivedAt: context.now())
+    }
+
+    /// Where the command runs, for `--flow auto`.
+    private var session: FlowChoice.Session { FlowChoice.Session.current(environment: context.environment) }
+
+    /// The flow to run (nil: the device flow, with nothing to say): `--flow`'s choice when the server's metadata is
+    /// at hand and `--kiosk` is not given (the kiosk is device-flow only).
+    /// - Throws: ``DeviceLoginError`` (``DeviceLoginError/Code/configuration``) for `--flow browser` or `paste`
+    ///   without discovered metadata, or with a server that has no usable authorization endpoint.
+    private func chooseFlow(metadata: AuthorizationServerMetadata?) throws -> FlowChoice.Decision? {
+        guard !settings.kiosk, settings.flow != .device else { return nil }
+        guard let metadata else {
+            guard settings.flow == .auto else {
+                throw DeviceLoginError(
+                    .configuration, "--flow \(settings.flow.rawValue) needs the server's metadata: give --issuer")
+            }
+            return nil
+        }
+        // The device endpoint may be given by hand when the metadata has none: the device flow is there.
+        var server = FlowChoice.Server(metadata: metadata)
+        server.hasDeviceEndpoint = true
+        if settings.flow == .browser || settings.flow == .paste {
+            _ = try AuthorizationCodeFlow.authorizationEndpoint(of: metadata)
+        }
+        let decision = try FlowChoice.choose(server: server, session: session, preference: settings.flow)
+        return server.hasAuthorizationEndpoint ? decision : nil
+    }
+
+    /// Says which flow runs and why: one line on stderr (not with `--quiet`), and the `flow` event (`--events`).
+    private func announce(_ decision: FlowChoice.Decision) throws {
+        if !settings.presentation.quiet { context.stderr.line("device-login: signing in with \(decision.reason)") }
+        if settings.presentation.events { try EventLines(context: context).writeFlow(decision) }
+    }
+
+    /// Says which flow runs and why, then runs the code grant.
+    private func codeGrant(
+        _ decision: FlowChoice.Decision, endpoints: ServerEndpoints, metadata: AuthorizationServerMetadata,
+        transport: any HTTPTransport
+    ) async throws -> Result {
+        try announce(decision)
+        let response = try await CodeGrantSignIn(settings: settings, context: context).run(
+            decision.flow, endpoints: endpoints, metadata: metadata, transport: transport)
         return Result(endpoints: endpoints, response: response, receivedAt: context.now())
     }
 

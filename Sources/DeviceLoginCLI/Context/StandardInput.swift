@@ -105,6 +105,27 @@ struct StandardInput: Sendable {
         }
     }
 
+    /// Input that `make` produces when it is first read, then its end (tests: a person who types what the prompt
+    /// on stderr asked for).
+    static func answering(_ make: @escaping @Sendable () -> [UInt8]) -> StandardInput {
+        let answered = Locked(false)
+        let rest = Locked<ArraySlice<UInt8>>([])
+        return StandardInput { count in
+            if !answered.withLock({ flag in
+                defer { flag = true }
+                return flag
+            }) {
+                let bytes = make()
+                rest.withLock { $0 = ArraySlice(bytes) }
+            }
+            return rest.withLock { remaining in
+                let chunk = Array(remaining.prefix(max(1, count)))
+                remaining = remaining.dropFirst(chunk.count)
+                return chunk
+            }
+        }
+    }
+
     /// No input: the end at once.
     static let empty = bytes([])
 }

@@ -45,6 +45,7 @@ struct IssuerLayout: Sendable, Hashable {
         case "/.well-known/oauth-authorization-server" + issuerPath: return .authorizationServerMetadata
         case issuerPath + paths.deviceAuthorization: return .deviceAuthorization
         case issuerPath + paths.token: return .token
+        case issuerPath + paths.authorization: return .authorization
         case issuerPath + paths.revocation: return .revocation
         case issuerPath + paths.userinfo: return .userinfo
         case issuerPath + paths.verification: return .verificationPage

@@ -84,6 +84,8 @@ extension MockAuthorizationServer {
         /// lists `dpop_signing_alg_values_supported` (it does when this is set). Default nil: proofs are still
         /// verified when sent, with ``DPoPSettings``'s defaults, and tokens bound to their key.
         public var dpop: DPoPSettings?
+        /// The code grant (``CodeGrantSettings``): nil, the default, for a server without an authorization endpoint.
+        public var codeGrant: CodeGrantSettings?
 
         /// Creates a configuration; every parameter has the default documented on its property.
         public init(
@@ -167,6 +169,8 @@ extension MockAuthorizationServer {
         public var jwks: String
         /// The DPoP-checking resource endpoint (``MockAuthorizationServer/resourceEndpoint()``). Default `/resource`.
         public var resource: String
+        /// The authorization endpoint of the code grant (RFC 6749 §3.1). Default `/authorize`.
+        public var authorization = "/authorize"
 
         /// Creates paths; every parameter has the default documented on its property.
         public init(
@@ -200,6 +204,9 @@ extension MockAuthorizationServer {
         /// Whether every device authorization and token request of this client must carry a DPoP proof (RFC 9449):
         /// one without is refused with `invalid_dpop_proof`. Default false (a proof is verified when sent).
         public var requiresDPoP: Bool
+        /// The redirect URIs registered for the code grant, compared exactly; a loopback one (`http://127.0.0.1/…`,
+        /// `http://[::1]/…`) matches any port (RFC 8252 §7.3). Default none.
+        public var redirectURIs: [String] = []
 
         /// Creates a client.
         /// - Parameters:

@@ -11,6 +11,8 @@ extension MockAuthorizationServer {
         case deviceAuthorization
         /// The token endpoint: device code polls and refreshes.
         case token
+        /// The authorization endpoint of the code grant (RFC 6749 §3.1), when ``Configuration/codeGrant`` is set.
+        case authorization
         /// The revocation endpoint (RFC 7009).
         case revocation
         /// The userinfo endpoint (OpenID Connect Core §5.3).
@@ -104,6 +106,10 @@ extension MockAuthorizationServer {
             case pollAfterExpiry
             /// Polled while another poll with the same device code was still waiting for its answer.
             case overlappingPoll
+            /// Broke a rule of the code grant (RFC 6749 §4.1, RFC 7636, RFC 9700 §2.1.1): no PKCE or `plain`, no
+            /// `state`, an unregistered redirect URI, a code used twice, a wrong verifier or redirect URI at the token
+            /// endpoint. The sentence names the rule.
+            case codeGrant(String)
         }
 
         /// What the client did.
@@ -125,6 +131,8 @@ extension MockAuthorizationServer {
                 what = "polled after the device code expired"
             case .overlappingPoll:
                 what = "polled while another poll for the same code was in flight"
+            case .codeGrant(let rule):
+                return "code grant at \(time): \(rule)"
             }
             return "poll \(pollNumber) for \(userCode) at \(time): \(what)"
         }

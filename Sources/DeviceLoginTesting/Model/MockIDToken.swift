@@ -19,10 +19,11 @@ enum MockIDToken {
         issuedAt: Date,
         lifetime: Int,
         signing: MockAuthorizationServer.IDTokenSigning,
-        key: MockSigningKey?
+        key: MockSigningKey?,
+        nonce: String? = nil
     ) -> String? {
         let issued = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
-        let claims: JSONObject = [
+        var claims: JSONObject = [
             "iss": .string(issuer),
             "sub": .string(user.subject),
             "aud": .string(clientID),
@@ -31,6 +32,7 @@ enum MockIDToken {
             "name": .string(user.name),
             "email": .string(user.email),
         ]
+        if let nonce { claims["nonce"] = .string(nonce) }
         let header: JSONObject = ["alg": .string(signing.algorithmName), "typ": .string("JWT")]
         let signingInput =
             Base64URL.encode(WireWriter.jsonData(header)) + "." + Base64URL.encode(WireWriter.jsonData(claims))

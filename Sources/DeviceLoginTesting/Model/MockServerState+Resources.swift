@@ -140,6 +140,10 @@ extension MockServerState {
             scopesSupported: configuration.supportedScopes,
             grantTypesSupported: [DeviceAccessTokenRequest.grantType, "refresh_token"],
             tokenEndpointAuthMethodsSupported: ["none", "client_secret_basic", "client_secret_post"],
+            authorizationEndpoint: configuration.codeGrant == nil ? nil : layout.url(paths.authorization),
+            codeChallengeMethodsSupported: configuration.codeGrant?.advertisedChallengeMethods,
+            responseModesSupported: configuration.codeGrant == nil ? nil : ["query"],
+            authorizationResponseIssuerSupported: configuration.codeGrant?.sendsIssuer,
             additionalFields: fields.merging(dpopMetadata) { $1 }
         )
     }

@@ -10,6 +10,8 @@ extension MockServerState {
             return try poll(incoming, writer)
         case "refresh_token":
             return try refresh(incoming, writer)
+        case "authorization_code":
+            return try redeem(incoming, writer)
         case nil:
             return writer.oauthError(.invalidRequest, "The grant_type parameter is missing.")
         default:
@@ -166,7 +168,7 @@ extension MockServerState {
     // MARK: - Issuing
 
     /// Records a grant for an approved device code, with its refresh token when the server issues them.
-    private mutating func makeGrant(clientID: String, scopes: [String], resources: [String], dpopKey: String?) -> Int {
+    mutating func makeGrant(clientID: String, scopes: [String], resources: [String], dpopKey: String?) -> Int {
         nextGrantID += 1
         var grant = Grant(clientID: clientID, scopes: scopes, resources: resources, dpopKey: dpopKey)
         if configuration.issuesRefreshTokens {
@@ -179,8 +181,8 @@ extension MockServerState {
     }
 
     /// Issues an access token (and an ID token for `openid`) under a grant, as a token response in the dialect.
-    private mutating func tokenObject(
-        grantID: Int, scopes: [String]? = nil, at now: Duration, newRefreshToken: String?
+    mutating func tokenObject(
+        grantID: Int, scopes: [String]? = nil, at now: Duration, newRefreshToken: String?, nonce: String? = nil
     ) -> JSONObject {
         guard var grant = grants[grantID] else { return [:] }
         let granted = scopes ?? grant.scopes
@@ -197,7 +199,7 @@ extension MockServerState {
         if granted.contains("openid"), dialect != .github {
             idToken = MockIDToken.make(
                 issuer: layout.issuer, clientID: grant.clientID, user: configuration.user, issuedAt: wallClock(),
-                lifetime: lifetime, signing: configuration.idTokenSigning, key: currentSigningKey()
+                lifetime: lifetime, signing: configuration.idTokenSigning, key: currentSigningKey(), nonce: nonce
             )
         }
         let response = TokenResponse(

@@ -105,6 +105,8 @@ struct MockServerState {
     let wallClock: @Sendable () -> Date
 
     var deviceCodes: [String: DeviceCode] = [:]
+    /// The authorization codes issued by the code grant, by code.
+    var authorizationCodes: [String: IssuedCode] = [:]
     /// Device codes in the order issued.
     var issueOrder: [String] = []
     /// Normalised user code (upper case, no dashes or spaces) to device code.
@@ -156,6 +158,7 @@ struct MockServerState {
             case .jwks: reply = jwks(incoming)
             case .resource: reply = resource(incoming)
             case .verificationPage: reply = approvalPage(incoming)
+            case .authorization: reply = authorize(incoming)
             case .unknown: reply = WireWriter.plain(status: 404, "Not Found")
             }
         } catch {

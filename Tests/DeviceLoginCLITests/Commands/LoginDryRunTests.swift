@@ -36,9 +36,32 @@ struct LoginDryRunTests {
                   client ID:                      app
                   client authentication:          none (a public client)
                   DPoP:                           no
+                  flow:                           auto: the device flow (without discovery there is no authorization_endpoint)
                   saved to:                       profile 'default' (/nonexistent/device-login/default.json)
 
                 """)
+    }
+
+    @Test(
+        "the flow line: --flow's word, auto's choice in this session, the kiosk's device flow",
+        arguments: [
+            (
+                [], ["DISPLAY": ":0"],
+                "auto: the browser on this device: a graphical session, not over SSH, if the server"
+            ),
+            (
+                [], ["DISPLAY": ":0", "SSH_TTY": "/dev/pts/0"],
+                "auto: the device flow: over SSH, and the server offers it"
+            ),
+            (["--flow", "paste"], [:], "paste (as asked)"),
+            (["--kiosk"], ["DISPLAY": ":0"], "device (--kiosk is device-flow only)"),
+        ] as [([String], [String: String], String)])
+    func flowLine(words: [String], environment: [String: String], line: String) async {
+        let result = await CLIHarness.run(
+            ["login", "--dry-run", "--issuer", "https://a.example", "--client-id", "c", "--no-store"] + words,
+            environment: environment, transport: Self.noRequest)
+        #expect(result.code == .success, "\(result.stderr)")
+        #expect(result.stdout.contains("  flow:                           " + line), "\(result.stdout)")
     }
 
     @Test("keycloak at a loopback host: which endpoints discovery would fill, from which URLs")
@@ -108,7 +131,7 @@ struct LoginDryRunTests {
             Set(object.keys) == [
                 "v", "dry_run", "provider", "issuer", "discovery_urls", "device_authorization_endpoint",
                 "token_endpoint", "revocation_endpoint", "userinfo_endpoint", "scopes", "resources", "parameters",
-                "headers", "client_id", "client_authentication", "dpop", "profile", "store",
+                "headers", "client_id", "client_authentication", "dpop", "flow", "flow_choice", "profile", "store",
             ])
         #expect(result.stderr.contains("device-login: warning: Google's device flow accepts only the scopes"))
     }

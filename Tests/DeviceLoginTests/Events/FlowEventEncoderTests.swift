@@ -227,4 +227,23 @@ struct FlowEventEncoderTests {
             #expect(line.contains("[redacted, "), "\(line)")
         }
     }
+
+    @Test("the code grant's lines: flow, link (a safe URI only, never a secret), redirected; byte for byte")
+    func codeGrantLines() {
+        let encoder = FlowEventEncoder()
+        let context = FlowEventContext(at: start)
+        let decision = FlowChoice.Decision(flow: .paste, reason: "a pasted code: over SSH\u{1B}[31m")
+        let flow = encoder.flowLine(decision, context: context)
+        #expect(
+            flow.hasPrefix(
+                #"{"v":1,"event":"flow","at":"2027-01-15T08:00:00Z","flow":"paste","reason":"a pasted code: over SSH"#))
+        #expect(!flow.contains("\u{1B}") && !flow.contains("\\u001b"))
+        #expect(
+            encoder.linkLine(url: "https://a.example/authorize?state=s", flow: .browser, context: context)
+                == #"{"v":1,"event":"link","at":"2027-01-15T08:00:00Z","flow":"browser","url":"https://a.example/authorize?state=s"}"#
+        )
+        #expect(encoder.linkLine(url: "javascript:alert(1)", flow: .paste, context: context) == nil)
+        #expect(
+            encoder.redirectedLine(context: context) == #"{"v":1,"event":"redirected","at":"2027-01-15T08:00:00Z"}"#)
+    }
 }

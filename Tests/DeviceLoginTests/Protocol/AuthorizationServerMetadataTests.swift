@@ -47,6 +47,24 @@ struct AuthorizationServerMetadataTests {
                 == metadata)
     }
 
+    @Test("the code grant's fields: authorization_endpoint, PKCE methods, response modes, RFC 9207's iss flag")
+    func codeGrantFields() throws {
+        let metadata = try parse(
+            """
+            {"issuer":"https://a.example","authorization_endpoint":"https://a.example/authorize",
+             "code_challenge_methods_supported":["S256"],"response_modes_supported":["query","fragment"],
+             "authorization_response_iss_parameter_supported":true}
+            """)
+        #expect(metadata.authorizationEndpoint == "https://a.example/authorize")
+        #expect(metadata.codeChallengeMethodsSupported == ["S256"])
+        #expect(metadata.responseModesSupported == ["query", "fragment"])
+        #expect(metadata.authorizationResponseIssuerSupported == true)
+        #expect(metadata.additionalFields.isEmpty)
+        let plain = try parse(#"{"issuer":"https://a.example"}"#)
+        #expect(plain.authorizationEndpoint == nil)
+        #expect(plain.authorizationResponseIssuerSupported == nil)
+    }
+
     @Test("a list sent as one space-separated string is read as its words and written as an array")
     func spaceSeparatedList() throws {
         let metadata = try parse(#"{"issuer":"https://a.example","scopes_supported":"openid profile"}"#)

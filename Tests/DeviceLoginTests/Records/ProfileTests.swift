@@ -130,4 +130,20 @@ import Testing
         #expect(plain.provider == nil)
         #expect(!String(decoding: try encoder.encode(plain), as: UTF8.self).contains(#""provider":"#))
     }
+
+    @Test(
+        "login --flow's choice is stored when not auto, and read leniently: absent, unknown or not a string is auto",
+        arguments: [
+            (#","flow":"paste""#, "paste"), (#","flow":"browser""#, "browser"), ("", nil), (#","flow":"auto""#, nil),
+            (#","flow":"telepathy""#, nil), (#","flow":42"#, nil),
+        ] as [(String, String?)])
+    func flowIsReadLeniently(field: String, flow: String?) throws {
+        let text =
+            #"{"client_id":"cli","endpoints":{"device_authorization_endpoint":"https:\/\/a\/d","#
+            + #""openid_provider":false,"token_endpoint":"https:\/\/a\/t"},"name":"old""# + field + "}"
+        let profile = try JSONDecoder().decode(Profile.self, from: Data(text.utf8))
+        #expect(profile.flow == flow)
+        let encoded = String(decoding: try JSONEncoder().encode(profile), as: UTF8.self)
+        #expect(encoded.contains(#""flow":"#) == (flow != nil))
+    }
 }

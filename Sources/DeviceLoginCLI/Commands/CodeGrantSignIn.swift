@@ -1,0 +1,111 @@
+import DeviceLogin
+import Dispatch
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `login --flow browser` and `--flow paste`: the authorization code grant with PKCE (the library's
+/// `AuthorizationCodeFlow`), finishing with the token response that `login` saves as it saves the device flow's.
+///
+/// The link is always printed on stderr (sanitised), also when a browser is started, so a launch that fails costs
+/// nothing. `browser` waits for the redirect on a loopback listener (closed however the wait ends: the redirect,
+/// `--timeout`, Ctrl-C); `paste` reads the address the browser shows (or the code) from standard input.
+struct CodeGrantSignIn: Sendable {
+    /// The settings of the sign-in.
+    let settings: LoginSettings
+    /// The command's context.
+    let context: CLIContext
+
+    /// The longest wait for the browser's redirect without `--timeout`.
+    static let defaultWait: Duration = .seconds(900)
+
+    /// Runs `flow` (browser or paste) and returns the token response.
+    func run(
+        _ flow: FlowChoice.Flow, endpoints: ServerEndpoints, metadata: AuthorizationServerMetadata,
+        transport: any HTTPTransport
+    ) async throws -> TokenResponse {
+        let engine = AuthorizationCodeFlow(
+            endpoints: endpoints, authorizationEndpoint: try AuthorizationCodeFlow.authorizationEndpoint(of: metadata),
+            issuerInResponse: metadata.authorizationResponseIssuerSupported == true, client: settings.client,
+            transport: transport, clock: context.clock
+        )
+        if flow == .browser {
+            let listener = try LoopbackRedirectListener()
+            let request = try engine.makeRequest(redirectURI: listener.redirectURI)
+            let link = engine.url(for: request).absoluteString
+            try show(link, "Sign in with the browser that opens now; if none does, open this link on this device:")
+            if settings.presentation.events { try EventLines(context: context).writeLink(link, flow: .browser) }
+            if !BrowserLauncher.open(link, environment: context.environment) {
+                context.stderr.line("device-login: could not start a browser ($BROWSER, xdg-open): open the link")
+            }
+            let response = try await engine.waitForRedirect(
+                request, on: listener, timeout: settings.timeout ?? Self.defaultWait)
+            if !settings.presentation.quiet { context.stderr.line("Signed in in the browser; redeeming the code.") }
+            if settings.presentation.events { try EventLines(context: context).writeRedirected() }
+            return try await engine.redeem(response, for: request)
+        }
+        // Paste: a loopback redirect nobody listens on (the port is closed again at once), which the browser fails
+        // to load and shows; the person copies that address.
+        let port = try LoopbackRedirectListener().port
+        let request = try engine.makeRequest(redirectURI: "http://127.0.0.1:\(port)/callback")
+        let link = engine.url(for: request).absoluteString
+        if settings.presentation.events { try EventLines(context: context).writeLink(link, flow: .paste) }
+        try show(
+            link,
+            "Open this link in a browser on any device and sign in. The browser then fails to load a page on"
+                + " 127.0.0.1: copy its whole address (or the code) and paste it here, then press Enter:")
+        let read = try await readPaste()
+        guard read.ending != .tooLong else {
+            throw DeviceLoginError(.invalidResponse, "the pasted text is longer than 8192 bytes")
+        }
+        let text = String(decoding: read.bytes, as: UTF8.self)
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            throw DeviceLoginError(.accessDenied, "nothing was pasted", hint: "sign in again and paste the address")
+        }
+        let response = try engine.response(pasted: text, for: request)
+        if settings.presentation.events { try EventLines(context: context).writeRedirected() }
+        return try await engine.redeem(response, for: request)
+    }
+
+    /// One line from standard input, at most ``AuthorizationResponse/maximumLength`` bytes, read on a Dispatch
+    /// thread. Cancelling the task (Ctrl-C, `--timeout`) ends the wait at once; the blocked read is left to end
+    /// with the process.
+    private func readPaste() async throws -> StandardInput.Read {
+        try Task.checkCancellation()
+        let waiting = Locked<CheckedContinuation<StandardInput.Read, any Error>?>(nil)
+        let stdin = context.stdin
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiting.withLock { $0 = continuation }
+                DispatchQueue.global().async {
+                    let result = Result {
+                        try stdin.readOnCallingThread(limit: AuthorizationResponse.maximumLength) { $0.contains(10) }
+                    }
+                    waiting.withLock { slot in
+                        defer { slot = nil }
+                        return slot
+                    }?.resume(with: result)
+                }
+            }
+        } onCancel: {
+            waiting.withLock { slot in
+                defer { slot = nil }
+                return slot
+            }?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Prints the link after `lead`, when it is safe to show (``Sanitizer/safeURI(_:)``).
+    /// - Throws: ``DeviceLoginError`` (``DeviceLoginError/Code/invalidResponse``) for a link that is not.
+    private func show(_ link: String, _ lead: String) throws {
+        guard let safe = Sanitizer.safeURI(link) else {
+            throw DeviceLoginError(
+                .invalidResponse, "the server's authorization endpoint makes a link that cannot be shown safely")
+        }
+        context.stderr.line(lead)
+        context.stderr.line("  " + safe)
+    }
+}

@@ -1,0 +1,175 @@
+import DeviceLogin
+import DeviceLoginTesting
+import Foundation
+import Testing
+
+@testable import DeviceLoginCLI
+
+/// `login --flow`: the code grant through a browser (a script standing in for it) and a paste, against the mock
+/// server over real loopback sockets; `auto`'s choice and its one line; the refusals.
+@Suite("login --flow browser|paste|auto: the authorization code grant through the CLI")
+struct CodeGrantSignInTests {
+    /// A mock that serves the code grant, approving at once, its client registered for the loopback redirect.
+    static func model(deviceRefusal: Bool = false) -> MockAuthorizationServer {
+        var configuration = MockAuthorizationServer.Configuration(interval: 1, defaultScript: .approve(after: .zero))
+        configuration.codeGrant = MockAuthorizationServer.CodeGrantSettings()
+        configuration.clients[0].redirectURIs = ["http://127.0.0.1/callback"]
+        if deviceRefusal {
+            configuration.deviceAuthorizationFaults = [
+                1: .oauthError(.unauthorizedClient), 2: .oauthError(.unauthorizedClient),
+            ]
+        }
+        return MockAuthorizationServer(configuration: configuration)
+    }
+
+    private func login(
+        _ server: LoopbackServer, _ words: [String], environment: [String: String] = [:],
+        stdin: StandardInput = .empty
+    ) async -> (code: ExitCode, stdout: String, stderr: String) {
+        var (context, out, err) = CLIHarness.context(environment: environment)
+        context.stdin = stdin
+        let arguments = ["login", "--issuer", server.issuer, "--client-id", "test-client", "--no-store", "--json"]
+        let code = await CLI.run(arguments + words, context: context)
+        return (code, out(), err())
+    }
+
+    @Test("--flow browser: the link printed, $BROWSER follows it to the listener, tokens on stdout, no violation")
+    func browser() async throws {
+        let model = Self.model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            let browser = #"curl -s -o /dev/null -L --max-time 10"#
+            let result = await login(server, ["--flow", "browser"], environment: ["BROWSER": browser])
+            #expect(result.code == .success, "\(result.stderr)")
+            #expect(result.stdout.hasPrefix(#"{"access_token":"#))
+            #expect(result.stderr.contains("signing in with the browser on this device, as asked"))
+            #expect(result.stderr.contains(server.issuer + "/authorize?response_type=code"))
+            #expect(!result.stderr.contains("code_verifier"))
+            #expect(model.violations.isEmpty, "\(model.violations)")
+        }
+    }
+
+    @Test("--flow paste: the redirect address pasted on stdin is redeemed; a wrong state is refused")
+    func paste() async throws {
+        let model = Self.model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            // The person: reads the link login printed, signs in (the mock redirects at once), pastes the address.
+            let seen = Locked<(@Sendable () -> String)?>(nil)
+            let stdin = StandardInput.answering {
+                let printed = seen.withLock { $0 }?() ?? ""
+                guard let link = printed.split(separator: "\n").first(where: { $0.contains("/authorize?") }) else {
+                    return Array("nothing printed\n".utf8)
+                }
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                process.arguments = [
+                    "-s", "-o", "/dev/null", "-w", "%{redirect_url}", link.trimmingCharacters(in: .whitespaces),
+                ]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                try? process.run()
+                process.waitUntilExit()
+                return Array(pipe.fileHandleForReading.readDataToEndOfFile()) + Array("\n".utf8)
+            }
+            var (context, out, err) = CLIHarness.context()
+            seen.withLock { $0 = err }
+            context.stdin = stdin
+            let arguments = [
+                "login", "--issuer", server.issuer, "--client-id", "test-client", "--no-store", "--json", "--flow",
+                "paste",
+            ]
+            let code = await CLI.run(arguments, context: context)
+            #expect(code == .success, "\(err())")
+            #expect(out().hasPrefix(#"{"access_token":"#))
+            #expect(err().contains("paste it here"))
+            #expect(model.violations.isEmpty, "\(model.violations)")
+
+            let forged = await login(
+                server, ["--flow", "paste"],
+                stdin: .bytes(Array("http://127.0.0.1:1/callback?code=x&state=forged\n".utf8)))
+            #expect(forged.code != .success)
+            #expect(forged.stderr.contains("not this sign-in's"), "\(forged.stderr)")
+        }
+    }
+
+    @Test(
+        "auto: the browser in a local graphical session, the device flow over SSH; one line says which and why",
+        arguments: [
+            (["DISPLAY": ":0", "BROWSER": "curl -s -o /dev/null -L --max-time 10"], "graphical session"),
+            (["DISPLAY": ":0", "SSH_CONNECTION": "10.0.0.1 1 10.0.0.2 22"], "over SSH"),
+        ])
+    func auto(environment: [String: String], why: String) async throws {
+        let model = Self.model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            let result = await login(server, ["--qr", "never"], environment: environment)
+            #expect(result.code == .success, "\(result.stderr)")
+            #expect(result.stderr.contains(why), "\(result.stderr)")
+        }
+    }
+
+    @Test("auto falls back to a pasted code when the device authorization is refused as unauthorized_client")
+    func fallback() async throws {
+        let model = Self.model(deviceRefusal: true)
+        try await LoopbackServer.withRunning(model: model) { server in
+            let result = await login(
+                server, ["--qr", "never"], environment: ["SSH_TTY": "/dev/pts/1"],
+                stdin: .bytes(Array("not a code at all\n".utf8)))
+            #expect(result.stderr.contains("signing in with a pasted code: the server refused the device flow"))
+            #expect(result.code != .success) // what was pasted is no code: refused as that
+            let explicit = await login(server, ["--flow", "device", "--qr", "never"], environment: [:])
+            #expect(explicit.code != .success)
+            #expect(!explicit.stderr.contains("signing in with"))
+        }
+    }
+
+    @Test("--kiosk and --detach are device-flow only", arguments: ["--kiosk", "--detach"])
+    func deviceOnly(flag: String) async {
+        let result = await CLIHarness.run(
+            ["login", "--issuer", "https://a.example", "--client-id", "c", "--flow", "paste", flag])
+        #expect(result.code == .usage)
+        #expect(result.stderr.contains("for the device flow only"))
+    }
+
+    @Test("--events: flow, link, redirected, then succeeded; no code, verifier or token in any line")
+    func events() async throws {
+        let model = Self.model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            var (context, out, err) = CLIHarness.context(environment: [
+                "BROWSER": "curl -s -o /dev/null -L --max-time 10"
+            ])
+            context.stdin = .empty
+            let arguments = [
+                "login", "--issuer", server.issuer, "--client-id", "test-client", "--no-store", "--events",
+                "--flow", "browser",
+            ]
+            let code = await CLI.run(arguments, context: context)
+            #expect(code == .success, "\(err())")
+            let events = out().split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            }
+            #expect(events.map { $0["event"] as? String } == ["flow", "link", "redirected", "succeeded"])
+            #expect(events[0]["flow"] as? String == "browser")
+            #expect((events[1]["url"] as? String)?.hasPrefix(server.issuer + "/authorize?") == true)
+            #expect(!out().contains("code_verifier") && !out().contains("access_token"))
+        }
+    }
+
+    @Test("the profile remembers --flow: the next login of it that names none runs the same flow")
+    func remembered() async throws {
+        let model = Self.model()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("code-grant-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        try await LoopbackServer.withRunning(model: model) { server in
+            let environment = [
+                "DEVICE_LOGIN_HOME": home.path, "BROWSER": "curl -s -o /dev/null -L --max-time 10",
+            ]
+            let arguments = ["login", "--issuer", server.issuer, "--client-id", "test-client", "--json"]
+            let first = await CLIHarness.run(arguments + ["--flow", "browser"], environment: environment)
+            #expect(first.code == .success, "\(first.stderr)")
+            let saved = try String(contentsOf: home.appendingPathComponent("default.json"), encoding: .utf8)
+            #expect(saved.contains(#""flow" : "browser""#))
+            let second = await CLIHarness.run(arguments, environment: environment)
+            #expect(second.code == .success, "\(second.stderr)")
+            #expect(second.stderr.contains("signing in with the browser on this device, as asked"))
+        }
+    }
+}
