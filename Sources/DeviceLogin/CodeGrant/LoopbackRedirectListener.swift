@@ -63,6 +63,28 @@ public final class LoopbackRedirectListener: Sendable {
         self.redirectURI = "http://\(address == .ipv4 ? "127.0.0.1" : "[::1]"):\(bound)\(path)"
     }
 
+    /// Opens the listener on `127.0.0.1`, or on `[::1]` when IPv4 loopback cannot be bound (RFC 8252 §7.3, §8.3:
+    /// IPv4 loopback first, since some providers accept only it, and whichever literal is available otherwise).
+    ///
+    /// ```swift
+    /// let listener = try LoopbackRedirectListener.onAvailableLoopback()
+    /// print(listener.redirectURI) // http://127.0.0.1:49152/callback, or http://[::1]:49152/callback
+    /// ```
+    /// - Parameters:
+    ///   - port: The port; 0 for one the system chooses.
+    ///   - path: The redirect's path, starting with `/`.
+    /// - Returns: The listener on the first literal that could be bound.
+    /// - Throws: The IPv4 literal's ``DeviceLoginError`` when neither can be bound (or when `path` is refused).
+    public static func onAvailableLoopback(port: UInt16 = 0, path: String = "/callback") throws
+        -> LoopbackRedirectListener
+    {
+        do {
+            return try LoopbackRedirectListener(address: .ipv4, port: port, path: path)
+        } catch let first {
+            do { return try LoopbackRedirectListener(address: .ipv6, port: port, path: path) } catch { throw first }
+        }
+    }
+
     deinit { close() }
 
     /// Closes the socket; a wait in progress ends with `CancellationError`. Safe to call more than once.

@@ -99,6 +99,20 @@ struct LoopbackRedirectListenerTests {
         #expect(again.port == port)
     }
 
+    @Test("127.0.0.1 first; [::1] on the same port when IPv4 loopback cannot be bound; the IPv4 error when neither")
+    func fallback() throws {
+        let first = try LoopbackRedirectListener.onAvailableLoopback()
+        #expect(first.redirectURI == "http://127.0.0.1:\(first.port)/callback")
+        // 127.0.0.1:port is now held, so IPv4 cannot be bound there: the listener falls back to [::1].
+        let second = try LoopbackRedirectListener.onAvailableLoopback(port: first.port)
+        #expect(second.redirectURI == "http://[::1]:\(first.port)/callback")
+        #expect(second.port == first.port)
+        let error = #expect(throws: DeviceLoginError.self) {
+            try LoopbackRedirectListener.onAvailableLoopback(port: first.port)
+        }
+        #expect(error?.message.contains("127.0.0.1:\(first.port)") == true, "\(String(describing: error))")
+    }
+
     @Test("a path that is not plain is refused", arguments: ["callback", "/a b", "/a?b", ""])
     func badPath(path: String) {
         #expect(throws: DeviceLoginError(.configuration, "")) { try LoopbackRedirectListener(path: path) }
