@@ -1,4 +1,5 @@
 import DeviceLogin
+import DeviceLoginTerminal
 import Dispatch
 
 #if canImport(FoundationEssentials)
@@ -33,7 +34,7 @@ struct CodeGrantSignIn: Sendable {
             transport: transport, clock: context.clock
         )
         if flow == .browser {
-            let listener = try LoopbackRedirectListener()
+            let listener = try LoopbackRedirectListener.onAvailableLoopback()
             let request = try engine.makeRequest(redirectURI: listener.redirectURI)
             let link = engine.url(for: request).absoluteString
             try show(link, "Sign in with the browser that opens now; if none does, open this link on this device:")
@@ -49,14 +50,16 @@ struct CodeGrantSignIn: Sendable {
         }
         // Paste: a loopback redirect nobody listens on (the port is closed again at once), which the browser fails
         // to load and shows; the person copies that address.
-        let port = try LoopbackRedirectListener().port
-        let request = try engine.makeRequest(redirectURI: "http://127.0.0.1:\(port)/callback")
+        let redirectURI = try LoopbackRedirectListener.onAvailableLoopback().redirectURI
+        let request = try engine.makeRequest(redirectURI: redirectURI)
         let link = engine.url(for: request).absoluteString
         if settings.presentation.events { try EventLines(context: context).writeLink(link, flow: .paste) }
+        let host = redirectURI.hasPrefix("http://[") ? "[::1]" : "127.0.0.1"
         try show(
             link,
             "Open this link in a browser on any device and sign in. The browser then fails to load a page on"
-                + " 127.0.0.1: copy its whole address (or the code) and paste it here, then press Enter:")
+                + " \(host): copy its whole address (or the code) and paste it here, then press Enter:",
+            qrCode: true, issuer: endpoints.issuer)
         let read = try await readPaste()
         guard read.ending != .tooLong else {
             throw DeviceLoginError(.invalidResponse, "the pasted text is longer than 8192 bytes")
@@ -98,14 +101,21 @@ struct CodeGrantSignIn: Sendable {
         }
     }
 
-    /// Prints the link after `lead`, when it is safe to show (``Sanitizer/safeURI(_:)``).
+    /// Prints the link after `lead`, when it is safe to show (``Sanitizer/safeURI(_:)``); with `qrCode` (paste mode,
+    /// where the link may be opened on another device), a QR code of it above them, by `--qr` and the link's host
+    /// check against `issuer`, as the device flow's prompt draws one.
     /// - Throws: ``DeviceLoginError`` (``DeviceLoginError/Code/invalidResponse``) for a link that is not.
-    private func show(_ link: String, _ lead: String) throws {
+    private func show(_ link: String, _ lead: String, qrCode: Bool = false, issuer: String? = nil) throws {
         guard let safe = Sanitizer.safeURI(link) else {
             throw DeviceLoginError(
                 .invalidResponse, "the server's authorization endpoint makes a link that cannot be shown safely")
         }
-        context.stderr.line(lead)
-        context.stderr.line("  " + safe)
+        let text = [lead, "  " + safe]
+        guard qrCode else {
+            for line in text { context.stderr.line(line) }
+            return
+        }
+        let prompt = PromptRenderer(capabilities: context.terminal, qrMode: settings.qr, machineName: nil)
+        for line in prompt.lines(text, withQRCodeOf: safe, issuer: issuer) { context.stderr.line(line) }
     }
 }

@@ -60,7 +60,27 @@ public struct PromptRenderer: SignInLayout {
         let check = authorization.hostCheck
         let text = textLines(
             SignInText(authorization, check: check, secondsLeft: secondsLeft, countdown: .words, settings: settings))
-        switch qrSection(for: check, below: text) {
+        return place(qrSection(for: QRTarget(check), below: text), around: text)
+    }
+
+    /// A sign-in link's prompt with the QR code of the link (the authorization code grant's paste mode, where the
+    /// link may be opened on another device): the QR code and its caption above `text`, under the same ``QRMode``
+    /// rules as the device flow's, and only when the link's host check (against `issuer`) allows one; otherwise
+    /// `text` and, where the device flow would say why, one line saying why there is none.
+    ///
+    /// - Parameters:
+    ///   - text: The prompt's lines without the QR code (the words and the link as shown).
+    ///   - link: The link to encode.
+    ///   - issuer: The issuer the sign-in was started with; nil skips the comparison.
+    /// - Returns: The lines of the prompt.
+    public func lines(_ text: [String], withQRCodeOf link: String, issuer: String?) -> [String] {
+        let check = VerificationHostCheck(verificationURI: link, verificationURIComplete: nil, issuer: issuer)
+        return place(qrSection(for: QRTarget(signInLink: check), below: text), around: text)
+    }
+
+    /// `text` with the QR code above it, or the notice below it.
+    private func place(_ section: QRSection, around text: [String]) -> [String] {
+        switch section {
         case .none:
             return text
         case .notice(let notice):
@@ -138,7 +158,7 @@ public struct PromptRenderer: SignInLayout {
         case shown([String], caption: String)
     }
 
-    private func qrSection(for check: VerificationHostCheck, below text: [String]) -> QRSection {
+    private func qrSection(for target: QRTarget, below text: [String]) -> QRSection {
         switch qrMode {
         case .never: return .none
         case .auto where !capabilities.isTerminal: return .none
@@ -146,7 +166,7 @@ public struct PromptRenderer: SignInLayout {
         }
         let matrix: QRMatrix
         let caption: String
-        switch QRTarget(check).matrix(errorCorrection: errorCorrection) {
+        switch target.matrix(errorCorrection: errorCorrection) {
         case .failure(let refusal): return .notice(refusal.notice)
         case .success(let made): (matrix, caption) = made
         }

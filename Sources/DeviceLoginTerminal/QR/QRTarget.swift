@@ -39,6 +39,17 @@ enum QRTarget: Sendable, Hashable {
         self = .link(uri, caption: caption)
     }
 
+    /// The target for a sign-in link with no code to type (the authorization code grant's paste mode): refused
+    /// exactly as a device authorization's `verification_uri` would be, with a caption that asks for no code.
+    ///
+    /// - Parameter check: The host check of the link alone, against the issuer.
+    init(signInLink check: VerificationHostCheck) {
+        self.init(check)
+        if case .link(let uri, _) = self {
+            self = .link(uri, caption: "Scan to open \(uri.hostAndPort) and sign in there.")
+        }
+    }
+
     /// The QR code of the link, or why there is none (the link too long, libqrencode failing).
     ///
     /// - Parameter errorCorrection: The error correction level.

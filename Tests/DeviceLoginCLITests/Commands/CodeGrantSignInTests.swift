@@ -91,6 +91,23 @@ struct CodeGrantSignInTests {
         }
     }
 
+    @Test("--flow paste draws a QR code of the link with --qr always, above the link; none with --qr never")
+    func pasteQRCode() async throws {
+        let model = Self.model()
+        try await LoopbackServer.withRunning(model: model) { server in
+            let pasted = StandardInput.bytes(Array("not a code\n".utf8))
+            let always = await login(server, ["--flow", "paste", "--qr", "always"], stdin: pasted)
+            let lines = always.stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let caption = try #require(lines.firstIndex(of: "Scan to open 127.0.0.1:\(server.port) and sign in there."))
+            #expect(caption > 20, "\(always.stderr)") // the QR code's rows above its caption
+            #expect(lines[caption + 3].contains(server.issuer + "/authorize?response_type=code"))
+            let never = await login(server, ["--flow", "paste", "--qr", "never"], stdin: pasted)
+            #expect(never.stderr.contains(server.issuer + "/authorize?response_type=code"))
+            #expect(!never.stderr.contains("Scan to open"), "\(never.stderr)")
+            #expect(never.stderr.split(separator: "\n").count < 10, "\(never.stderr)")
+        }
+    }
+
     @Test(
         "auto: the browser in a local graphical session, the device flow over SSH; one line says which and why",
         arguments: [

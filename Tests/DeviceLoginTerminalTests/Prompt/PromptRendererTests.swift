@@ -249,4 +249,31 @@ struct PromptRendererTests {
     func expiry(seconds: Int, line: String) {
         #expect(render(Fixtures.pipe, secondsLeft: seconds).hasSuffix("\n" + line + "\n"))
     }
+
+    // MARK: - A sign-in link with no code (the code grant's paste mode)
+
+    static let pasteLink =
+        "https://auth.example.com/authorize?response_type=code&client_id=app&state=s1&code_challenge=c1"
+
+    @Test("A pasted sign-in's link: the QR code of the link above the text with --qr always, none with never")
+    func linkQRCode() throws {
+        let text = ["Open this link in a browser on any device and sign in:", "  " + Self.pasteLink]
+        func lines(_ mode: QRMode, _ link: String = Self.pasteLink) -> [String] {
+            PromptRenderer(capabilities: Fixtures.laptop, qrMode: mode, machineName: nil)
+                .lines(text, withQRCodeOf: link, issuer: "https://auth.example.com")
+        }
+        let always = lines(.always)
+        #expect(always.count > text.count + 20)
+        #expect(Array(always.suffix(4)) == ["Scan to open auth.example.com and sign in there.", ""] + text)
+        #expect(lines(.never) == text)
+        #expect(
+            lines(.always, "javascript:alert(1)")
+                == text + ["QR code not shown: the server's link is not a plain http(s) address."])
+        guard ZBar.isAvailable() else { return }
+        let qr = Array(always.dropLast(4))
+        for theme in [TerminalScreen.Theme.dark, .light] {
+            let picture = try TerminalScreen(lines: qr, theme: theme).picture(cellWidth: 4, halfHeight: 4)
+            #expect(try ZBar.decode(picture) == Self.pasteLink)
+        }
+    }
 }
