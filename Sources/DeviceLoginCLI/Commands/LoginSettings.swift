@@ -132,7 +132,9 @@ struct LoginSettings: Sendable, Equatable {
 
     /// `--qr`, which `demo` takes too.
     static let qrOption = OptionSpec.value(
-        "qr", "MODE", "Draw a QR code of the verification URI: auto (default), always or never.",
+        "qr", "MODE",
+        "Draw a QR code of the verification URI (with --flow paste, of the sign-in link): auto (default), always or"
+            + " never.",
         choices: QRMode.allCases.map(\.rawValue))
 
     /// Reads the settings.
