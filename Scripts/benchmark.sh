@@ -45,6 +45,10 @@ done
 # What this script shares with Scripts/check-budgets.sh: messages, the work folder and the background processes
 # stopped on exit, /usr/bin/time, peak RSS, the demo server.
 program=benchmark.sh
+# The keyring rows keep their keys in the session keyring: run the whole script in a new one of its own, which every
+# process it starts shares (Scripts/session-keyring.py says why).
+[ -n "${DEVICE_LOGIN_SCRIPT_KEYRING:-}" ] \
+    || DEVICE_LOGIN_SCRIPT_KEYRING=1 exec python3 Scripts/session-keyring.py bash "$0" "$@"
 # shellcheck source=Scripts/benchmark-common.sh
 source Scripts/benchmark-common.sh
 

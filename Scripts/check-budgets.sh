@@ -14,6 +14,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 program=check-budgets.sh
+# The keyring rows keep their keys in the session keyring: run the whole script in a new one of its own, which every
+# process it starts shares (Scripts/session-keyring.py says why).
+[ -n "${DEVICE_LOGIN_SCRIPT_KEYRING:-}" ] \
+    || DEVICE_LOGIN_SCRIPT_KEYRING=1 exec python3 Scripts/session-keyring.py bash "$0" "$@"
 # shellcheck source=Scripts/benchmark-common.sh
 source Scripts/benchmark-common.sh
 [[ -n "$time_bin" ]] || die "/usr/bin/time is required (apt-get install -y time)"
