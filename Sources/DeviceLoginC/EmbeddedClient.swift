@@ -211,7 +211,7 @@ final class EmbeddedClient: Sendable {
 
     /// The stored access token when it may be handed out as it is, read on the calling thread with no task and no
     /// request: the rule of `device-login token`'s fast lane (``TokenState/storedToken(_:now:lifetime:)``). nil
-    /// when ``freshToken(minimumTTL:)`` must answer (a refresh, a DPoP proof, a record the glance cannot read).
+    /// when ``freshToken(minimumTTL:)`` must answer (a refresh, a DPoP proof, a record that cannot be read).
     func storedToken(minimumTTL: Duration) -> String? {
         guard let record = try? store.loadOnCallingThread(profile: settings.profile) else { return nil }
         return TokenState.storedToken(record, now: SystemTime.now(), lifetime: minimumTTL)?.token
