@@ -158,8 +158,8 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
 }
 
 extension ServerEndpoints {
-    /// Reads endpoints in the stored form (a profile's `endpoints`), as ``init(stored:)`` reads them; they are written
-    /// by the compiler's `Encodable`, under ``CodingKeys``.
+    /// Reads endpoints in the stored form (a profile's `endpoints`), as `init(stored:)` reads them; they are written
+    /// by the compiler's `Encodable`, under `CodingKeys`.
     public init(from decoder: Decoder) throws {
         let value = try decoder.singleValueContainer().decode(JSONValue.self)
         try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
@@ -184,7 +184,7 @@ extension ServerEndpoints {
         )
     }
 
-    /// Writes the stored form: each endpoint as its text, under ``CodingKeys`` (what the compiler's `Encodable`
+    /// Writes the stored form: each endpoint as its text, under `CodingKeys` (what the compiler's `Encodable`
     /// wrote when the endpoints were `URL`s).
     public func encode(to encoder: any Encoder) throws {
         typealias Key = CodingKeys

@@ -96,7 +96,7 @@ extension IDTokenVerification: Codable {
         case keysUnavailableAt = "keys_unavailable_at"
     }
 
-    /// Reads a verdict in the stored form, as ``init(stored:)`` reads it.
+    /// Reads a verdict in the stored form, as `init(stored:)` reads it.
     public init(from decoder: Decoder) throws {
         let value = try decoder.singleValueContainer().decode(JSONValue.self)
         try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))

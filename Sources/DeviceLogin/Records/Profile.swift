@@ -239,7 +239,7 @@ extension Profile: Codable {
         case flow
     }
 
-    /// Reads a profile in the stored form, as ``init(stored:)`` reads it.
+    /// Reads a profile in the stored form, as `init(stored:)` reads it.
     public init(from decoder: Decoder) throws {
         let value = try decoder.singleValueContainer().decode(JSONValue.self)
         try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))

@@ -33,7 +33,7 @@ public struct ProfileRecord: Sendable, Hashable, Codable {
         self.revision = 0
     }
 
-    /// Reads a record in the stored form, as ``init(stored:)`` reads it.
+    /// Reads a record in the stored form, as `init(stored:)` reads it.
     public init(from decoder: any Decoder) throws {
         let value = try decoder.singleValueContainer().decode(JSONValue.self)
         try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))

@@ -19,7 +19,7 @@ extension TokenSet: Codable {
         case idTokenVerification = "id_token_verification"
     }
 
-    /// Reads a token set in the stored form, as ``init(stored:)`` reads it.
+    /// Reads a token set in the stored form, as `init(stored:)` reads it.
     public init(from decoder: Decoder) throws {
         let value = try decoder.singleValueContainer().decode(JSONValue.self)
         try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
@@ -71,7 +71,7 @@ extension TokenSet.ResourceToken: Codable {
         case issuedAt = "issued_at"
     }
 
-    /// Reads a resource token in the stored form, as ``init(stored:)`` reads it.
+    /// Reads a resource token in the stored form, as `init(stored:)` reads it.
     public init(from decoder: Decoder) throws {
         let value = try decoder.singleValueContainer().decode(JSONValue.self)
         try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
