@@ -153,7 +153,7 @@ enum PAMHelperCommand {
             capabilities: TerminalCapabilities(isTerminal: false, isUTF8: true, term: nil),
             qrMode: configuration.qr ? .always : .never, machineName: machineName
         )
-        let secondsLeft = Int(max(0, authorization.expiresAt.timeIntervalSince(context.now())))
+        let secondsLeft = max(0, DateText.seconds(from: context.now(), to: authorization.expiresAt))
         let text = PromptRenderer(settings: settings).render(authorization, secondsLeft: secondsLeft)
         var json = JSONWriter()
         json.add("v", integer: FlowEventEncoder.version)
