@@ -29,18 +29,13 @@ while (($#)); do
 done
 die() { echo "build-lib.sh: $*" >&2; exit 1; }
 
-# Compiled for size (issue 23's goal: at most 12 MB stripped), so that the linker's --gc-sections can drop what no
-# exported function reaches: each function in a section of its own (-function-sections); public symbols not kept alive
-# for outside callers (-internalize-at-link: the library is the whole link unit, and only the dl_ functions are
-# exported); a type's conformance and metadata records kept only with the type (-conditional-runtime-records); -Osize.
-# Measured on this package (stripped bytes): 14,761,016 before; 14,310,456 with the three frontend flags; 14,146,616
-# with -Osize too; 13,876,280 with lld's --icf=all below. The floor under it: a library of one @_cdecl function that
-# makes a Data, linked the same way, is 13,589,248 bytes (FoundationEssentials' objects keep one another alive through
-# their metadata records; without Foundation the floor is 6,137,256).
-size_flags=(-Xswiftc -Osize)
-for flag in -function-sections -internalize-at-link -conditional-runtime-records; do
-    size_flags+=(-Xswiftc -Xfrontend -Xswiftc "$flag")
-done
+# Compiled for size (Scripts/size-flags.sh; issue 23's goal: at most 12 MB stripped). Measured on this package
+# (stripped bytes): 14,761,016 before; 14,310,456 with the three frontend flags; 14,146,616 with -Osize too;
+# 13,876,280 with lld's --icf=all below. The floor under it: a library of one @_cdecl function that makes a Data,
+# linked the same way, is 13,589,248 bytes (FoundationEssentials' objects keep one another alive through their
+# metadata records; without Foundation the floor is 6,137,256).
+# shellcheck source=Scripts/size-flags.sh
+source Scripts/size-flags.sh
 echo "build-lib.sh: swift build -c release --product devicelogin ${size_flags[*]}" >&2
 swift build -c release --product devicelogin --scratch-path "$scratch" "${size_flags[@]}" >&2 \
     || die "the release build failed"
