@@ -41,11 +41,21 @@ mkdir -p "$link_dir"
 printf 'INPUT(%s)\n' "$cxx_archive" >"$link_dir/libstdc++.so"
 
 flags=(-Xswiftc -L -Xswiftc "$link_dir")
+# Compiled for size (Scripts/size-flags.sh; SwiftPM links executables with --gc-sections), so that the code nothing
+# reaches is dropped. Measured on this package (stripped bytes): 16,506,288 before; 15,936,944 with the size flags;
+# 15,510,960 with lld's --icf=all below. The token fast path runs 1.5 % more instructions (callgrind: 2,250,299 ->
+# 2,283,985) and peaks 0.6 MB lower (10.4 -> 9.8 MB). The floor under it: a program that makes one Data with
+# FoundationEssentials, linked the same way, is 12,770,344 bytes (without Foundation: 5,781,200).
+# shellcheck source=Scripts/size-flags.sh
+source Scripts/size-flags.sh
+flags+=("${size_flags[@]}")
 glibc="$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ print $2 }')"
 relr=0
 if [ "$portable" = 0 ] && [ -n "$glibc" ] && printf '2.36\n%s\n' "$glibc" | sort -V -C; then
     relr=1
     flags+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+    # lld folds functions whose code is identical (generic specialisations mostly).
+    flags+=(-Xlinker --icf=all)
 fi
 
 echo "build-release.sh: swift build -c release --static-swift-stdlib --product device-login (static libstdc++;" \
