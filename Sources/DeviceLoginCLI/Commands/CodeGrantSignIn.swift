@@ -25,14 +25,10 @@ struct CodeGrantSignIn: Sendable {
 
     /// Runs `flow` (browser or paste) and returns the token response.
     func run(
-        _ flow: FlowChoice.Flow, endpoints: ServerEndpoints, metadata: AuthorizationServerMetadata,
-        transport: any HTTPTransport
+        _ flow: FlowChoice.Flow, endpoints: ServerEndpoints, transport: any HTTPTransport
     ) async throws -> TokenResponse {
-        let engine = AuthorizationCodeFlow(
-            endpoints: endpoints, authorizationEndpoint: try AuthorizationCodeFlow.authorizationEndpoint(of: metadata),
-            issuerInResponse: metadata.authorizationResponseIssuerSupported == true, client: settings.client,
-            transport: transport, clock: context.clock
-        )
+        let engine = try AuthorizationCodeFlow(
+            endpoints: endpoints, client: settings.client, transport: transport, clock: context.clock)
         if flow == .browser {
             let listener = try LoopbackRedirectListener.onAvailableLoopback()
             let request = try engine.makeRequest(redirectURI: listener.redirectURI)

@@ -14,6 +14,8 @@ struct LoginSettings: Sendable, Equatable {
     var client: ClientConfiguration
     var deviceAuthorizationEndpoint: URL? = nil
     var tokenEndpoint: URL? = nil
+    /// `--authorization-endpoint`: the code grant's endpoint, when not discovered (a server without discovery).
+    var authorizationEndpoint: URL? = nil
     var revocationEndpoint: URL? = nil
     var userinfoEndpoint: URL? = nil
     var qr: QRMode = .auto
@@ -80,6 +82,9 @@ struct LoginSettings: Sendable, Equatable {
             .list("header", "NAME:VALUE", "An extra header for every request to the server; may be repeated."),
             .value("device-authorization-endpoint", "URL", "The device authorization endpoint, when not discovered."),
             .value("token-endpoint", "URL", "The token endpoint, when not discovered."),
+            .value(
+                "authorization-endpoint", "URL",
+                "The authorization endpoint of the code grant (--flow browser, paste), when not discovered."),
             .value("revocation-endpoint", "URL", "The revocation endpoint, when not discovered."),
             .value("userinfo-endpoint", "URL", "The userinfo endpoint, when not discovered."),
             qrOption,
@@ -176,9 +181,12 @@ struct LoginSettings: Sendable, Equatable {
         _ = try url("issuer")
         let device = try url("device-authorization-endpoint") ?? known?.deviceAuthorizationEndpoint
         let token = try url("token-endpoint") ?? known?.tokenEndpoint
-        if issuer == nil, device == nil || token == nil {
+        let authorization = try url("authorization-endpoint") ?? known?.authorizationEndpoint
+        if issuer == nil, token == nil || (device == nil && authorization == nil) {
             throw UsageError(
-                "give --issuer, or both --device-authorization-endpoint and --token-endpoint", command: command
+                "give --issuer, or --token-endpoint with --device-authorization-endpoint or --authorization-endpoint"
+                    + " (or both)",
+                command: command
             )
         }
         var parameters: [FormParameter] = []
@@ -251,7 +259,7 @@ struct LoginSettings: Sendable, Equatable {
                 additionalParameters: parameters, additionalHeaders: headers,
                 allowInsecureHTTP: options.flag("allow-insecure-http")
             ),
-            deviceAuthorizationEndpoint: device, tokenEndpoint: token,
+            deviceAuthorizationEndpoint: device, tokenEndpoint: token, authorizationEndpoint: authorization,
             revocationEndpoint: try url("revocation-endpoint") ?? known?.revocationEndpoint,
             userinfoEndpoint: try url("userinfo-endpoint") ?? known?.userinfoEndpoint,
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
@@ -397,10 +405,14 @@ struct LoginSettings: Sendable, Equatable {
                 .metadata(issuer: issuer)
             discovered = metadata
             endpoints = try ServerEndpoints(
-                metadata: metadata, deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint
+                metadata: metadata, deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint,
+                authorization: try? AuthorizationCodeFlow.authorizationEndpoint(
+                    of: metadata, override: authorizationEndpoint)
             )
-        } else if let deviceAuthorizationEndpoint, let tokenEndpoint {
-            endpoints = ServerEndpoints(deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint)
+        } else if let tokenEndpoint, deviceAuthorizationEndpoint != nil || authorizationEndpoint != nil {
+            endpoints = ServerEndpoints(
+                deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint,
+                authorization: authorizationEndpoint)
         } else {
             throw DeviceLoginError(.configuration, "no issuer and no endpoints given")
         }
