@@ -98,20 +98,20 @@ struct CodeGrantSignIn: Sendable {
     }
 
     /// Prints the link after `lead`, when it is safe to show (``Sanitizer/safeURI(_:)``); with `qrCode` (paste mode,
-    /// where the link may be opened on another device), a QR code of it above them, by `--qr` and the link's host
-    /// check against `issuer`, as the device flow's prompt draws one.
+    /// where the link may be opened on another device), as the device flow's prompt shows its link: the host check's
+    /// warnings against `issuer`, the host it leads to, "only continue if you started this sign-in on NAME", and a
+    /// QR code of it above them by `--qr` (`PromptRenderer/lines(lead:signInLink:issuer:)`).
     /// - Throws: ``DeviceLoginError`` (``DeviceLoginError/Code/invalidResponse``) for a link that is not.
     private func show(_ link: String, _ lead: String, qrCode: Bool = false, issuer: String? = nil) throws {
         guard let safe = Sanitizer.safeURI(link) else {
             throw DeviceLoginError(
                 .invalidResponse, "the server's authorization endpoint makes a link that cannot be shown safely")
         }
-        let text = [lead, "  " + safe]
         guard qrCode else {
-            for line in text { context.stderr.line(line) }
+            for line in [lead, "  " + safe] { context.stderr.line(line) }
             return
         }
-        let prompt = PromptRenderer(capabilities: context.terminal, qrMode: settings.qr, machineName: nil)
-        for line in prompt.lines(text, withQRCodeOf: safe, issuer: issuer) { context.stderr.line(line) }
+        let prompt = PromptRenderer(capabilities: context.terminal, qrMode: settings.qr)
+        for line in prompt.lines(lead: lead, signInLink: safe, issuer: issuer) { context.stderr.line(line) }
     }
 }
