@@ -13,6 +13,11 @@
  * helper's process group is killed and the helper reaped. Nothing of a token or a code is ever logged: the helper
  * never writes one, and the reason it gives is logged as printable ASCII.
  *
+ * pam_sm_acct_mgmt says PAM_SUCCESS only for the user this module authenticated in the same PAM handle (the name
+ * is kept with pam_set_data when pam_sm_authenticate lets the person in, and must still be the handle's PAM_USER);
+ * for anyone else, and without a sign-in of ours, PAM_IGNORE: the other account modules decide. So a stack may list
+ * it under "account" for users who have no other account module (docs/ssh.md).
+ *
  * Arguments: config=FILE (default /etc/device-login/pam.conf), helper=PATH (default: PREFIX/bin/device-login
  * beside PREFIX/lib/security/, else device-login on PATH), deadline=SECONDS (the module's own bound, 5 to 600,
  * default 110: below sshd's LoginGraceTime of 120), debug.
@@ -48,6 +53,7 @@
 #define MAXIMUM_USER 256
 #define HELPER_NAME "device-login"
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#define AUTHENTICATED_KEY "pam_device_login_authenticated_user"
 
 struct options {
     const char *config;
@@ -486,6 +492,13 @@ static int authenticate(pam_handle_t *pamh, const struct options *options, const
     return result;
 }
 
+static void cleanup_user(pam_handle_t *pamh, void *data, int error_status)
+{
+    (void)pamh;
+    (void)error_status;
+    free(data);
+}
+
 PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
     (void)flags;
@@ -504,6 +517,16 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     sigaction(SIGCHLD, &default_action, &saved_action);
     int result = authenticate(pamh, &options, user);
     sigaction(SIGCHLD, &saved_action, NULL);
+    if (result == PAM_SUCCESS) {
+        /* For pam_sm_acct_mgmt in this handle: who was let in. A copy the handle frees (cleanup_user). */
+        char *copy = strdup(user);
+        if (copy == NULL || pam_set_data(pamh, AUTHENTICATED_KEY, copy, cleanup_user) != PAM_SUCCESS) {
+            free(copy);
+            pam_syslog(pamh, LOG_ERR, "cannot remember the authenticated user for the account check");
+        }
+    } else {
+        pam_set_data(pamh, AUTHENTICATED_KEY, NULL, NULL); /* an earlier success of ours counts no more */
+    }
     if (options.debug) pam_syslog(pamh, LOG_DEBUG, "pam_sm_authenticate returns %d", result);
     return result;
 }
@@ -515,4 +538,20 @@ PAM_EXTERN int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const cha
     (void)argc;
     (void)argv;
     return PAM_SUCCESS; /* no credentials to set: nothing is stored */
+}
+
+PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)flags;
+    struct options options;
+    if (parse_options(pamh, argc, argv, &options) != 0) return PAM_IGNORE;
+    const void *authenticated = NULL;
+    const void *user = NULL;
+    int result = PAM_IGNORE;
+    if (pam_get_data(pamh, AUTHENTICATED_KEY, &authenticated) == PAM_SUCCESS && authenticated != NULL &&
+        pam_get_item(pamh, PAM_USER, &user) == PAM_SUCCESS && user != NULL &&
+        strcmp((const char *)authenticated, (const char *)user) == 0)
+        result = PAM_SUCCESS;
+    if (options.debug) pam_syslog(pamh, LOG_DEBUG, "pam_sm_acct_mgmt returns %d", result);
+    return result;
 }
