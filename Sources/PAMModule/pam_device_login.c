@@ -154,7 +154,30 @@ static long long monotonic_ms(void)
     return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-static int spawn_helper(const char *path, const char *config, const char *user, struct helper *helper)
+static void loggable(const char *text, char *out, size_t size);
+
+/* What PAM says of the person's terminal, for the helper's qr = auto (PAMClientTerminal in the helper): PAM_TTY,
+ * TERM (the PAM environment's, else the application's), and whether PAM_RHOST is set. Printable ASCII, bounded. */
+struct client_terminal {
+    char tty[65];
+    char term[65];
+    int remote;
+};
+
+static void client_terminal_of(pam_handle_t *pamh, struct client_terminal *terminal)
+{
+    const void *tty = NULL, *rhost = NULL;
+    const char *term = pam_getenv(pamh, "TERM");
+    if (term == NULL) term = getenv("TERM");
+    terminal->tty[0] = terminal->term[0] = '\0';
+    if (pam_get_item(pamh, PAM_TTY, &tty) == PAM_SUCCESS && tty != NULL && strlen(tty) < sizeof(terminal->tty))
+        loggable(tty, terminal->tty, sizeof(terminal->tty));
+    if (term != NULL && strlen(term) < sizeof(terminal->term)) loggable(term, terminal->term, sizeof(terminal->term));
+    terminal->remote = pam_get_item(pamh, PAM_RHOST, &rhost) == PAM_SUCCESS && rhost != NULL && *(const char *)rhost;
+}
+
+static int spawn_helper(const char *path, const char *config, const char *user,
+                        const struct client_terminal *terminal, struct helper *helper)
 {
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
@@ -180,10 +203,21 @@ static int spawn_helper(const char *path, const char *config, const char *user, 
         long maximum = sysconf(_SC_OPEN_MAX);
         if (maximum < 0 || maximum > 65536) maximum = 65536;
         for (int fd = 3; fd < maximum; fd++) close(fd);
-        char *const arguments[] = {
+        char *arguments[14] = {
             (char *)HELPER_NAME, (char *)"pam-helper", (char *)"--config", (char *)config, (char *)"--user",
-            (char *)user, NULL,
+            (char *)user,
         };
+        int count = 6;
+        if (terminal->tty[0] != '\0') {
+            arguments[count++] = (char *)"--client-tty";
+            arguments[count++] = (char *)terminal->tty;
+        }
+        if (terminal->term[0] != '\0') {
+            arguments[count++] = (char *)"--client-term";
+            arguments[count++] = (char *)terminal->term;
+        }
+        if (terminal->remote) arguments[count++] = (char *)"--client-remote";
+        arguments[count] = NULL;
         char *const environment[] = {(char *)"PATH=" DEFAULT_PATH, (char *)"LANG=C.UTF-8", (char *)"HOME=/",
                                      (char *)"NO_COLOR=1", NULL};
         execve(path, arguments, environment);
@@ -481,7 +515,9 @@ static int authenticate(pam_handle_t *pamh, const struct options *options, const
         return PAM_BUF_ERR;
     }
     int result;
-    if (spawn_helper(path, options->config, user, &session->helper) != 0) {
+    struct client_terminal terminal;
+    client_terminal_of(pamh, &terminal);
+    if (spawn_helper(path, options->config, user, &terminal, &session->helper) != 0) {
         pam_syslog(pamh, LOG_ERR, "cannot start the helper: %s", strerror(errno));
         result = PAM_AUTHINFO_UNAVAIL;
     } else {

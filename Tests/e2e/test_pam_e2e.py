@@ -65,7 +65,7 @@ class PAMRun:
     """One `pamtester SERVICE USER authenticate` through pam_wrapper; its output read on a thread."""
 
     def __init__(self, tmp_path, module, config, user="alice", helper=None, deadline=None,
-                 operations=("authenticate",)):
+                 operations=("authenticate",), items=(), term=None):
         services = tmp_path / "services"
         services.mkdir(exist_ok=True)
         arguments = [str(module), f"config={config}", f"helper={helper or binary_path()}"]
@@ -76,8 +76,11 @@ class PAMRun:
         (services / "other").write_text("auth required pam_deny.so\n")
         environment = dict(os.environ, LD_PRELOAD=WRAPPER, PAM_WRAPPER="1", PAM_WRAPPER_SERVICE_DIR=str(services),
                            PAM_WRAPPER_DEBUGLEVEL="2")
+        environment.pop("TERM", None)
+        environment.update({"TERM": term} if term else {})
+        options = [word for item in items for word in ("-I", item)]
         self.process = subprocess.Popen(
-            ["pamtester", "-v", "device-login-test", user, *operations], stdin=subprocess.PIPE,
+            ["pamtester", "-v", *options, "device-login-test", user, *operations], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environment)
         self.config = str(config)
         self._output = []
@@ -162,6 +165,17 @@ def test_approved_sign_in_lets_the_user_in(server, config, module_path, tmp_path
     logged = [line for line in run.output.splitlines() if "SYSLOG" in line]
     assert any("device sign-in of alice allowed" in line for line in logged), run.output
     assert not any(code in line for line in logged)
+
+
+def test_qr_auto_draws_a_qr_code_on_a_local_terminal_only(server, config, module_path, tmp_path):
+    blocks = ("\u2580", "\u2584", "\u2588")
+    for items, term, shown in ((("tty=/dev/tty1",), "xterm-256color", True),
+                               (("tty=ssh", "rhost=192.0.2.7"), "xterm-256color", False)):
+        run = PAMRun(tmp_path, module_path, config(), items=items, term=term)
+        approve(server.base_url, run.user_code())
+        run.press_enter()
+        assert run.finish() == 0, run.output
+        assert any(block in run.output for block in blocks) == shown, run.output
 
 
 def test_denied_sign_in_is_refused(server, config, module_path, tmp_path):
