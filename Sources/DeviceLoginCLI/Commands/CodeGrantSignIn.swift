@@ -30,7 +30,7 @@ struct CodeGrantSignIn: Sendable {
         let engine = try AuthorizationCodeFlow(
             endpoints: endpoints, client: settings.client, transport: transport, clock: context.clock)
         if flow == .browser {
-            let listener = try LoopbackRedirectListener.onAvailableLoopback()
+            let listener = try listen()
             let request = try engine.makeRequest(redirectURI: listener.redirectURI)
             let link = engine.url(for: request).absoluteString
             try show(link, "Sign in with the browser that opens now; if none does, open this link on this device:")
@@ -46,7 +46,7 @@ struct CodeGrantSignIn: Sendable {
         }
         // Paste: a loopback redirect nobody listens on (the port is closed again at once), which the browser fails
         // to load and shows; the person copies that address.
-        let redirectURI = try LoopbackRedirectListener.onAvailableLoopback().redirectURI
+        let redirectURI = try listen().redirectURI
         let request = try engine.makeRequest(redirectURI: redirectURI)
         let link = engine.url(for: request).absoluteString
         if settings.presentation.events { try EventLines(context: context).writeLink(link, flow: .paste) }
@@ -67,6 +67,14 @@ struct CodeGrantSignIn: Sendable {
         let response = try engine.response(pasted: text, for: request)
         if settings.presentation.events { try EventLines(context: context).writeRedirected() }
         return try await engine.redeem(response, for: request)
+    }
+
+    /// The loopback listener: on a random port, or on `--redirect-port` (the profile's, the preset's) on 127.0.0.1
+    /// only — a registered `http://127.0.0.1:PORT/callback` must be met exactly, so a port taken is refused, with
+    /// the library's words, rather than moved to `[::1]`.
+    private func listen() throws -> LoopbackRedirectListener {
+        guard let port = settings.redirectPort else { return try LoopbackRedirectListener.onAvailableLoopback() }
+        return try LoopbackRedirectListener(address: .ipv4, port: UInt16(clamping: port))
     }
 
     /// One line from standard input, at most ``AuthorizationResponse/maximumLength`` bytes, read on a Dispatch

@@ -48,6 +48,9 @@ struct LoginSettings: Sendable, Equatable {
     var flow: FlowChoice.Preference = .auto
     /// Whether `--flow` (or `DEVICE_LOGIN_FLOW`) was given; if not, the profile's saved flow is used.
     var flowGiven = false
+    /// `--redirect-port`: the loopback port of the code grant's redirect URI, for a provider that matches a
+    /// registered port exactly; nil for a random one (or the profile's saved port, or the preset's).
+    var redirectPort: Int? = nil
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
@@ -87,6 +90,10 @@ struct LoginSettings: Sendable, Equatable {
                 "The authorization endpoint of the code grant (--flow browser, paste), when not discovered."),
             .value("revocation-endpoint", "URL", "The revocation endpoint, when not discovered."),
             .value("userinfo-endpoint", "URL", "The userinfo endpoint, when not discovered."),
+            .value(
+                "redirect-port", "PORT",
+                "The loopback port of the code grant's redirect URI, for a provider that needs a registered port;"
+                    + " remembered. Default: a random port."),
             qrOption,
             .flag("json", "Print the token response as JSON (with an absolute expires_at) on stdout."),
         ] + LoginPresentation.options + [
@@ -268,6 +275,7 @@ struct LoginSettings: Sendable, Equatable {
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
             detach: options.flag("detach"), presentation: presentation, kiosk: kiosk, renew: renew, flow: flow,
             flowGiven: options.has("flow"),
+            redirectPort: try redirectPort(options, command: command) ?? provider?.redirectPort,
             warnings: (secret?.warnings ?? [])
                 + (provider.map {
                     providerWarnings($0, scopes: scopes ?? [], parameters: parameters, hasSecret: secret != nil)
@@ -373,6 +381,16 @@ struct LoginSettings: Sendable, Equatable {
                 "--\(clash) is for the device flow only; it cannot go with --flow \(text)", command: command)
         }
         return flow
+    }
+
+    /// The `--redirect-port` option; nil when not given.
+    /// - Throws: ``UsageError`` for anything but a port, 1 to 65535.
+    static func redirectPort(_ options: ParsedOptions, command: String) throws -> Int? {
+        guard let text = options.value("redirect-port") else { return nil }
+        guard let port = Int(text), (1...65_535).contains(port) else {
+            throw UsageError("--redirect-port must be a port, 1 to 65535, not '\(text)'", command: command)
+        }
+        return port
     }
 
     /// The `--qr` option (default `auto`).

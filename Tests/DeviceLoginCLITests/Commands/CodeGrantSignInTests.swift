@@ -240,4 +240,43 @@ struct CodeGrantSignInTests {
         #expect(result.code == .usage)
         #expect(result.stderr.contains("--device-authorization-endpoint or --authorization-endpoint"))
     }
+
+    /// A port free on 127.0.0.1 now (bound, read and closed again).
+    private static func freePort() throws -> Int {
+        let listener = try LoopbackRedirectListener(address: .ipv4)
+        defer { listener.close() }
+        return Int(listener.port)
+    }
+
+    @Test("--redirect-port fixes the listener's port, the profile remembers it; a port taken is refused clearly")
+    func redirectPort() async throws {
+        let model = Self.model()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("redirect-port-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        try await LoopbackServer.withRunning(model: model) { server in
+            let environment = ["DEVICE_LOGIN_HOME": home.path, "BROWSER": "curl -s -o /dev/null -L --max-time 10"]
+            let arguments = [
+                "login", "--issuer", server.issuer, "--client-id", "test-client", "--json", "--flow", "browser",
+            ]
+            let port = try Self.freePort()
+            let first = await CLIHarness.run(arguments + ["--redirect-port", String(port)], environment: environment)
+            #expect(first.code == .success, "\(first.stderr)")
+            #expect(first.stderr.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A\(port)%2Fcallback"))
+            let saved = try String(contentsOf: home.appendingPathComponent("default.json"), encoding: .utf8)
+            #expect(saved.contains(#""redirect_port" : \#(port)"#), "\(saved)")
+            // Signed in again without the option: the same port; and refused while another program holds it.
+            let holder = try LoopbackRedirectListener(address: .ipv4, port: UInt16(port))
+            let taken = await CLIHarness.run(arguments, environment: environment)
+            holder.close()
+            #expect(taken.code == .configuration, "\(taken.stderr)")
+            #expect(taken.stderr.contains("could not listen on 127.0.0.1:\(port)"), "\(taken.stderr)")
+            #expect(taken.stderr.contains("another program may hold the port"))
+            let again = await CLIHarness.run(arguments, environment: environment)
+            #expect(again.code == .success, "\(again.stderr)")
+            #expect(again.stderr.contains("127.0.0.1%3A\(port)%2Fcallback"))
+        }
+        let bad = await CLIHarness.run(
+            ["login", "--issuer", "https://a.example", "--client-id", "c", "--redirect-port", "70000"])
+        #expect(bad.code == .usage && bad.stderr.contains("--redirect-port must be a port, 1 to 65535"))
+    }
 }
