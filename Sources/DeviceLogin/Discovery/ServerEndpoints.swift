@@ -140,6 +140,9 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
 
     /// Takes the endpoints from discovered metadata, letting endpoints given by hand fill or override them.
     /// - Parameters:
+    ///   - metadata: The server's discovered metadata.
+    ///   - overrideDevice: A device authorization endpoint given by hand, which wins over the metadata's.
+    ///   - overrideToken: A token endpoint given by hand, which wins over the metadata's.
     ///   - authorization: The authorization endpoint the code grant may use: the metadata's (or one given by hand)
     ///     once `AuthorizationCodeFlow.authorizationEndpoint(of:override:)` accepted it; nil for none.
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/discovery`` when the token endpoint is neither
