@@ -11,8 +11,11 @@
 #   --bin FILE     install this device-login binary instead of building one (Scripts/build-release.sh). In a package
 #                  made by Scripts/package.sh, the binary beside this script is taken without --bin.
 #   --uninstall    remove what an earlier install into DIR put there (its list: DIR/share/device-login/installed)
-#   --pam          also build and install the PAM module (gcc and libpam0g-dev; docs/ssh.md) as
-#                  DIR/lib/security/pam_device_login.so, which finds its helper DIR/bin/device-login
+#   --pam          also build and install the PAM module (gcc and libpam0g-dev; docs/ssh.md): with --prefix as
+#                  DIR/lib/security/pam_device_login.so, which finds its helper DIR/bin/device-login; without, in
+#                  the system's PAM module folder (Debian: /lib/TRIPLET/security, TRIPLET from dpkg-architecture
+#                  or gcc -print-multiarch; else the folder of pam_unix.so), named with helper= in the stack line
+#   DESTDIR=DIR    (variable) write every file below DIR, as a package build does: DIR/usr/local/..., DIR/lib/...
 #
 # Files, below DIR:
 #   bin/device-login                                 the program
@@ -35,11 +38,12 @@ prefix=""
 binary=""
 uninstall=0
 pam=0
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+prefix_given=0
 while (($#)); do
     case "$1" in
-        --prefix) prefix="${2:?--prefix needs a folder}"; shift 2 ;;
-        --prefix=*) prefix="${1#--prefix=}"; shift ;;
+        --prefix) prefix="${2:?--prefix needs a folder}"; prefix_given=1; shift 2 ;;
+        --prefix=*) prefix="${1#--prefix=}"; prefix_given=1; shift ;;
         --bin) binary="${2:?--bin needs a file}"; shift 2 ;;
         --bin=*) binary="${1#--bin=}"; shift ;;
         --uninstall) uninstall=1; shift ;;
@@ -58,7 +62,31 @@ case "$prefix" in
     /*) ;;
     *) prefix="$PWD/$prefix" ;;
 esac
+destdir="${DESTDIR:-}"
+destdir="${destdir%/}"
+case "$destdir" in "" | /*) ;; *) destdir="$PWD/$destdir" ;; esac
+installed_prefix="$prefix"  # where the files are used from; they are written below $destdir
+prefix="$destdir$prefix"
 manifest="$prefix/share/device-login/installed"
+
+# The system's PAM module folder: Debian's multiarch one (/lib/TRIPLET/security) when it exists, else the folder
+# that holds pam_unix.so. Nothing printed when there is none.
+system_pam_folder() {
+    local triplet folder
+    triplet="$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || ${CC:-gcc} -print-multiarch 2>/dev/null || true)"
+    if [ -n "$triplet" ] && [ -d "/lib/$triplet/security" ]; then
+        echo "/lib/$triplet/security"
+        return 0
+    fi
+    for folder in ${triplet:+"/usr/lib/$triplet/security"} /lib/security /usr/lib/security /lib64/security \
+        /usr/lib64/security; do
+        [ -f "$folder/pam_unix.so" ] && { echo "$folder"; return 0; }
+    done
+    return 0
+}
+# The list's entry for a module in the system's folder: a word, not a path, so that a tampered list cannot name a
+# file outside the prefix; the folder is found again on --uninstall.
+system_pam_entry="@system-pam-module"
 
 # Folders that are never removed, even when empty and listed: the system's and the user's standard places.
 protected_folder() {
@@ -84,6 +112,13 @@ if [ "$uninstall" = 1 ]; then
     [ -f "$manifest" ] || die "nothing to uninstall: no list of installed files at $manifest"
     folders=()
     while IFS= read -r relative; do
+        if [ "$relative" = "$system_pam_entry" ]; then
+            folder="$(system_pam_folder)"
+            [ -n "$folder" ] || { echo "no system PAM folder found: the module stays where it is"; continue; }
+            path="$destdir$folder/pam_device_login.so"
+            [ -e "$path" ] && rm -f -- "$path" && echo "removed $path" || echo "already gone: $path"
+            continue
+        fi
         case "$relative" in
             "" | /* | *..* | .?* | */./* | *//*) [ "$relative" = ./ ] \
                 || die "refusing a strange entry in $manifest: '$relative'" ;;
@@ -131,7 +166,17 @@ files=(
     share/zsh/site-functions/_device-login
     share/fish/vendor_completions.d/device-login.fish
 )
-[ "$pam" = 0 ] || files+=(lib/security/pam_device_login.so)
+# The PAM module: below the prefix when one is given (or when the system has no PAM folder), else in the system's.
+pam_folder=""
+if [ "$pam" = 1 ]; then
+    [ "$prefix_given" = 1 ] || pam_folder="$(system_pam_folder)"
+    if [ -z "$pam_folder" ]; then
+        files+=(lib/security/pam_device_login.so)
+    else
+        mkdir -p -- "$destdir$pam_folder" 2>/dev/null && [ -w "$destdir$pam_folder" ] \
+            || die "cannot write the system's PAM folder $destdir$pam_folder: run as root, or give --prefix DIR"
+    fi
+fi
 # Each folder is made one level at a time, and each one made is listed, for --uninstall. An earlier install's folders
 # stay listed when this one finds them already there.
 created=()
@@ -181,10 +226,15 @@ install -m 644 "$staged/device-login.1" "$prefix/share/man/man1/device-login.1"
 install -m 644 "$staged/completion.bash" "$prefix/share/bash-completion/completions/device-login"
 install -m 644 "$staged/completion.zsh" "$prefix/share/zsh/site-functions/_device-login"
 install -m 644 "$staged/completion.fish" "$prefix/share/fish/vendor_completions.d/device-login.fish"
-[ "$pam" = 0 ] || install -m 644 "$staged/pam_device_login.so" "$prefix/lib/security/pam_device_login.so"
+if [ "$pam" = 1 ] && [ -z "$pam_folder" ]; then
+    install -m 644 "$staged/pam_device_login.so" "$prefix/lib/security/pam_device_login.so"
+elif [ "$pam" = 1 ]; then
+    install -m 644 "$staged/pam_device_login.so" "$destdir$pam_folder/pam_device_login.so"
+fi
 # The files, then the folders deepest first (a folder's path is longer than its parent's), the prefix last.
 {
     printf '%s\n' "${files[@]}"
+    [ -z "$pam_folder" ] || echo "$system_pam_entry"
     for folder in "${created[@]}"; do
         [ "$folder" = ./ ] || printf '%s\t%s\n' "${#folder}" "$folder"
     done | sort -rn -k1,1 | cut -f2- | awk '!seen[$0]++'
@@ -201,8 +251,11 @@ echo "  $prefix/share/man/man1/device-login.1          man device-login"
 echo "  $prefix/share/bash-completion/completions/device-login"
 echo "  $prefix/share/zsh/site-functions/_device-login"
 echo "  $prefix/share/fish/vendor_completions.d/device-login.fish"
-if [ "$pam" = 1 ]; then
-    echo "  $prefix/lib/security/pam_device_login.so   the PAM module: auth required $prefix/lib/security/pam_device_login.so"
+if [ "$pam" = 1 ] && [ -z "$pam_folder" ]; then
+    echo "  $prefix/lib/security/pam_device_login.so   the PAM module: auth required $installed_prefix/lib/security/pam_device_login.so"
+elif [ "$pam" = 1 ]; then
+    echo "  $destdir$pam_folder/pam_device_login.so   the PAM module, in the system's folder:"
+    echo "      auth required pam_device_login.so helper=$installed_prefix/bin/device-login"
 fi
 echo "  $manifest   (what --uninstall removes)"
 case ":$PATH:" in

@@ -13,6 +13,11 @@
  * helper's process group is killed and the helper reaped. Nothing of a token or a code is ever logged: the helper
  * never writes one, and the reason it gives is logged as printable ASCII.
  *
+ * pam_sm_acct_mgmt says PAM_SUCCESS only for the user this module authenticated in the same PAM handle (the name
+ * is kept with pam_set_data when pam_sm_authenticate lets the person in, and must still be the handle's PAM_USER);
+ * for anyone else, and without a sign-in of ours, PAM_IGNORE: the other account modules decide. So a stack may list
+ * it under "account" for users who have no other account module (docs/ssh.md).
+ *
  * Arguments: config=FILE (default /etc/device-login/pam.conf), helper=PATH (default: PREFIX/bin/device-login
  * beside PREFIX/lib/security/, else device-login on PATH), deadline=SECONDS (the module's own bound, 5 to 600,
  * default 110: below sshd's LoginGraceTime of 120), debug.
@@ -48,6 +53,7 @@
 #define MAXIMUM_USER 256
 #define HELPER_NAME "device-login"
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#define AUTHENTICATED_KEY "pam_device_login_authenticated_user"
 
 struct options {
     const char *config;
@@ -148,7 +154,30 @@ static long long monotonic_ms(void)
     return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-static int spawn_helper(const char *path, const char *config, const char *user, struct helper *helper)
+static void loggable(const char *text, char *out, size_t size);
+
+/* What PAM says of the person's terminal, for the helper's qr = auto (PAMClientTerminal in the helper): PAM_TTY,
+ * TERM (the PAM environment's, else the application's), and whether PAM_RHOST is set. Printable ASCII, bounded. */
+struct client_terminal {
+    char tty[65];
+    char term[65];
+    int remote;
+};
+
+static void client_terminal_of(pam_handle_t *pamh, struct client_terminal *terminal)
+{
+    const void *tty = NULL, *rhost = NULL;
+    const char *term = pam_getenv(pamh, "TERM");
+    if (term == NULL) term = getenv("TERM");
+    terminal->tty[0] = terminal->term[0] = '\0';
+    if (pam_get_item(pamh, PAM_TTY, &tty) == PAM_SUCCESS && tty != NULL && strlen(tty) < sizeof(terminal->tty))
+        loggable(tty, terminal->tty, sizeof(terminal->tty));
+    if (term != NULL && strlen(term) < sizeof(terminal->term)) loggable(term, terminal->term, sizeof(terminal->term));
+    terminal->remote = pam_get_item(pamh, PAM_RHOST, &rhost) == PAM_SUCCESS && rhost != NULL && *(const char *)rhost;
+}
+
+static int spawn_helper(const char *path, const char *config, const char *user,
+                        const struct client_terminal *terminal, struct helper *helper)
 {
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
@@ -174,10 +203,21 @@ static int spawn_helper(const char *path, const char *config, const char *user, 
         long maximum = sysconf(_SC_OPEN_MAX);
         if (maximum < 0 || maximum > 65536) maximum = 65536;
         for (int fd = 3; fd < maximum; fd++) close(fd);
-        char *const arguments[] = {
+        char *arguments[14] = {
             (char *)HELPER_NAME, (char *)"pam-helper", (char *)"--config", (char *)config, (char *)"--user",
-            (char *)user, NULL,
+            (char *)user,
         };
+        int count = 6;
+        if (terminal->tty[0] != '\0') {
+            arguments[count++] = (char *)"--client-tty";
+            arguments[count++] = (char *)terminal->tty;
+        }
+        if (terminal->term[0] != '\0') {
+            arguments[count++] = (char *)"--client-term";
+            arguments[count++] = (char *)terminal->term;
+        }
+        if (terminal->remote) arguments[count++] = (char *)"--client-remote";
+        arguments[count] = NULL;
         char *const environment[] = {(char *)"PATH=" DEFAULT_PATH, (char *)"LANG=C.UTF-8", (char *)"HOME=/",
                                      (char *)"NO_COLOR=1", NULL};
         execve(path, arguments, environment);
@@ -475,7 +515,9 @@ static int authenticate(pam_handle_t *pamh, const struct options *options, const
         return PAM_BUF_ERR;
     }
     int result;
-    if (spawn_helper(path, options->config, user, &session->helper) != 0) {
+    struct client_terminal terminal;
+    client_terminal_of(pamh, &terminal);
+    if (spawn_helper(path, options->config, user, &terminal, &session->helper) != 0) {
         pam_syslog(pamh, LOG_ERR, "cannot start the helper: %s", strerror(errno));
         result = PAM_AUTHINFO_UNAVAIL;
     } else {
@@ -484,6 +526,13 @@ static int authenticate(pam_handle_t *pamh, const struct options *options, const
     explicit_bzero(session, sizeof(*session));
     free(session);
     return result;
+}
+
+static void cleanup_user(pam_handle_t *pamh, void *data, int error_status)
+{
+    (void)pamh;
+    (void)error_status;
+    free(data);
 }
 
 PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
@@ -504,6 +553,16 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     sigaction(SIGCHLD, &default_action, &saved_action);
     int result = authenticate(pamh, &options, user);
     sigaction(SIGCHLD, &saved_action, NULL);
+    if (result == PAM_SUCCESS) {
+        /* For pam_sm_acct_mgmt in this handle: who was let in. A copy the handle frees (cleanup_user). */
+        char *copy = strdup(user);
+        if (copy == NULL || pam_set_data(pamh, AUTHENTICATED_KEY, copy, cleanup_user) != PAM_SUCCESS) {
+            free(copy);
+            pam_syslog(pamh, LOG_ERR, "cannot remember the authenticated user for the account check");
+        }
+    } else {
+        pam_set_data(pamh, AUTHENTICATED_KEY, NULL, NULL); /* an earlier success of ours counts no more */
+    }
     if (options.debug) pam_syslog(pamh, LOG_DEBUG, "pam_sm_authenticate returns %d", result);
     return result;
 }
@@ -515,4 +574,20 @@ PAM_EXTERN int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const cha
     (void)argc;
     (void)argv;
     return PAM_SUCCESS; /* no credentials to set: nothing is stored */
+}
+
+PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)flags;
+    struct options options;
+    if (parse_options(pamh, argc, argv, &options) != 0) return PAM_IGNORE;
+    const void *authenticated = NULL;
+    const void *user = NULL;
+    int result = PAM_IGNORE;
+    if (pam_get_data(pamh, AUTHENTICATED_KEY, &authenticated) == PAM_SUCCESS && authenticated != NULL &&
+        pam_get_item(pamh, PAM_USER, &user) == PAM_SUCCESS && user != NULL &&
+        strcmp((const char *)authenticated, (const char *)user) == 0)
+        result = PAM_SUCCESS;
+    if (options.debug) pam_syslog(pamh, LOG_DEBUG, "pam_sm_acct_mgmt returns %d", result);
+    return result;
 }

@@ -510,7 +510,7 @@ def safe_next(next_path):
 
 
 def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None, code_grant=False,
-               block_device=False):
+               block_device=False, no_device=False):
     app = Flask(__name__)
     app.secret_key = secrets.token_bytes(32)
     app.config.update(
@@ -522,6 +522,7 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None, 
                                  "authorization_code": token_expires_in},
         CODE_GRANT=code_grant,
         BLOCK_DEVICE=block_device,
+        NO_DEVICE=no_device,
         OAUTH2_SCOPES_SUPPORTED=list(scopes if scopes is not None else SCOPES_SUPPORTED),
     )
 
@@ -560,10 +561,11 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None, 
             code_challenge_methods_supported=["S256"],
             response_modes_supported=["query"],
         ) if code else {}
+        if not current_app.config["NO_DEVICE"]:
+            extra["device_authorization_endpoint"] = base + "/oauth/device_authorization"
         return jsonify(
             **extra,
             issuer=base,
-            device_authorization_endpoint=base + "/oauth/device_authorization",
             token_endpoint=base + "/oauth/token",
             revocation_endpoint=base + "/oauth/revoke",
             userinfo_endpoint=base + "/userinfo",
@@ -587,6 +589,8 @@ def create_app(interval=5, expires_in=1800, token_expires_in=3600, scopes=None, 
 
     @app.post("/oauth/device_authorization")
     def device_authorization():
+        if current_app.config["NO_DEVICE"]:
+            return jsonify(error="not_found"), 404
         if current_app.config["BLOCK_DEVICE"]:
             # Microsoft Entra ID's answer when Conditional Access blocks the device code flow.
             return jsonify(
@@ -754,6 +758,7 @@ def main(argv=None):
     parser.add_argument("--token-expires-in", type=positive, default=3600, help="access token lifetime in seconds")
     parser.add_argument("--code-grant", action="store_true", help="also serve the authorization code grant (PKCE)")
     parser.add_argument("--block-device", action="store_true", help="refuse device authorizations (AADSTS53003)")
+    parser.add_argument("--no-device", action="store_true", help="no device endpoint: the code grant only")
     parser.add_argument("--scopes", help="the scopes listed and granted, space-separated (default: "
                         + " ".join(SCOPES_SUPPORTED) + ")")
     args = parser.parse_args(argv)
@@ -761,7 +766,8 @@ def main(argv=None):
         parser.error("--interval must not be negative")
 
     scopes = args.scopes.split() if args.scopes is not None else None
-    app = create_app(args.interval, args.expires_in, args.token_expires_in, scopes, args.code_grant, args.block_device)
+    app = create_app(args.interval, args.expires_in, args.token_expires_in, scopes, args.code_grant, args.block_device,
+                     args.no_device)
     httpd = make_server("127.0.0.1", args.port, app, threaded=True)
     base_url = f"http://127.0.0.1:{httpd.server_port}"
     app.config["ISSUER"] = base_url

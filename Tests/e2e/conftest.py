@@ -74,7 +74,7 @@ class RunningServer:
 
 
 def start_server(log_path, interval=1, expires_in=600, token_expires_in=3600, scopes=None, code_grant=False,
-                 block_device=False):
+                 block_device=False, no_device=False):
     command = [
         sys.executable, str(SERVER_SCRIPT), "--port", "0", "--interval", str(interval),
         "--expires-in", str(expires_in), "--token-expires-in", str(token_expires_in),
@@ -83,6 +83,7 @@ def start_server(log_path, interval=1, expires_in=600, token_expires_in=3600, sc
         command += ["--scopes", " ".join(scopes)]
     command += ["--code-grant"] if code_grant else []
     command += ["--block-device"] if block_device else []
+    command += ["--no-device"] if no_device else []
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True)
     deadline = time.monotonic() + STARTUP_TIMEOUT
@@ -102,7 +103,7 @@ def start_server(log_path, interval=1, expires_in=600, token_expires_in=3600, sc
 @pytest.fixture
 def server_factory(tmp_path):
     """Starts servers with chosen options (interval, expires_in, token_expires_in, scopes, code_grant,
-    block_device); all stopped on teardown."""
+    block_device, no_device); all stopped on teardown."""
     servers = []
 
     def start(**options):

@@ -32,13 +32,13 @@ TIMEOUT = 40
 class Run:
     """The binary with stdin on a pseudo-terminal (for a paste) and stdout, stderr read on threads."""
 
-    def __init__(self, server, home, *extra, environment=None):
+    def __init__(self, server, home, *extra, environment=None, where=None):
         env = {k: v for k, v in os.environ.items() if k not in PROXY_VARIABLES + ("DISPLAY", "WAYLAND_DISPLAY",
                                                                                    "SSH_CONNECTION", "SSH_TTY")}
         env.update(DEVICE_LOGIN_HOME=str(home), NO_PROXY="127.0.0.1,localhost", NO_COLOR="1")
         env.update(environment or {})
         self.master, slave = pty.openpty()
-        arguments = ["login", "--issuer", server.base_url, "--client-id", PUBLIC, "--json", "--qr", "never", *extra]
+        arguments = ["login", *(where or ["--issuer", server.base_url]), "--client-id", PUBLIC, "--json", "--qr", "never", *extra]
         self.process = subprocess.Popen([str(binary_path()), *arguments], stdin=slave, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, env=env)
         os.close(slave)
@@ -137,6 +137,30 @@ def test_auto_over_ssh_falls_back_from_a_blocked_device_flow_to_paste(server_fac
     explicit = Run(server, tmp_path, "--flow", "device")
     assert explicit.finish() != 0
     assert "AADSTS53003" in explicit.stderr and "signing in with" not in explicit.stderr
+
+
+def test_a_server_without_a_device_endpoint_gets_a_pasted_code_over_ssh(server_factory, tmp_path):
+    server = server_factory(interval=1, code_grant=True, no_device=True)
+    run = Run(server, tmp_path, environment={"SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22"})
+    run.type(authorize(run.link(), follow=False) + "\n")
+    assert run.finish() == 0, run.stderr
+    token_of(run)
+    assert "signing in with a pasted code: over SSH, and the server has no device flow" in run.stderr
+    explicit = Run(server, tmp_path, "--flow", "device")
+    assert explicit.finish() == 78
+    assert "the device flow needs the server's device authorization endpoint" in explicit.stderr
+
+
+def test_without_discovery_the_authorization_endpoint_given_by_hand_signs_in(server_factory, tmp_path):
+    server = server_factory(interval=1, code_grant=True, no_device=True)
+    where = ["--authorization-endpoint", server.base_url + "/oauth/authorize",
+             "--token-endpoint", server.base_url + "/oauth/token"]
+    run = Run(server, tmp_path, "--flow", "browser", environment={"BROWSER": BROWSER}, where=where)
+    assert run.finish() == 0, run.stderr
+    assert json.loads(run.stdout)["access_token"]
+    profile = json.loads((tmp_path / "default.json").read_text())["profile"]
+    assert profile["endpoints"]["authorization_endpoint"] == server.base_url + "/oauth/authorize"
+    assert "device_authorization_endpoint" not in profile["endpoints"]
 
 
 def test_ctrl_c_while_waiting_for_the_redirect_frees_the_port(server_factory, tmp_path):

@@ -207,3 +207,37 @@ def test_package_makes_an_archive_whose_checksum_verifies_and_whose_install_scri
     install(prefix, script=tmp_path / "unpacked" / name / "install.sh")
     assert (prefix / "bin" / "device-login").read_bytes() == binary_path().read_bytes()
     assert files_below(prefix) == sorted(INSTALLED)
+
+
+def system_pam_folder():
+    """Where Debian keeps PAM modules: /lib/TRIPLET/security, as install.sh finds it."""
+    triplet = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip() if shutil.which(
+        "dpkg-architecture") else run(["gcc", "-print-multiarch"]).stdout.strip()
+    folder = f"/lib/{triplet}/security"
+    if not triplet or not Path(folder).is_dir():
+        pytest.skip("no multiarch PAM folder on this system")
+    return folder
+
+
+def test_install_pam_without_a_prefix_uses_the_systems_pam_folder_below_destdir(tmp_path):
+    """--pam without --prefix: the module goes to the system's multiarch PAM folder (here below DESTDIR, so the real
+    one is never touched), its stack line names the helper; --uninstall with the same DESTDIR removes it."""
+    folder = system_pam_folder()
+    dest, home = tmp_path / "dest", tmp_path / "home"
+    home.mkdir()
+    environment = dict(os.environ, DESTDIR=str(dest), HOME=str(home))
+    result = run(["bash", str(INSTALL), "--bin", str(binary_path()), "--pam"], env=environment)
+    assert result.returncode == 0, result.stderr
+    prefix = "/usr/local" if os.getuid() == 0 else str(home / ".local")
+    module = Path(str(dest) + folder) / "pam_device_login.so"
+    assert module.is_file()
+    assert Path(str(dest) + prefix + "/bin/device-login").is_file()
+    assert not Path(str(dest) + prefix + "/lib/security/pam_device_login.so").exists()
+    assert f"auth required pam_device_login.so helper={prefix}/bin/device-login" in result.stdout
+    removed = run(["bash", str(INSTALL), "--uninstall"], env=environment)
+    assert removed.returncode == 0, removed.stderr
+    assert not module.exists() and f"removed {module}" in removed.stdout
+    # With --prefix the module stays below it.
+    with_prefix = run(["bash", str(INSTALL), "--prefix", str(tmp_path / "p"), "--bin", str(binary_path()), "--pam"])
+    assert with_prefix.returncode == 0, with_prefix.stderr
+    assert (tmp_path / "p" / "lib" / "security" / "pam_device_login.so").is_file()

@@ -64,18 +64,23 @@ def write_private(path, text):
 class PAMRun:
     """One `pamtester SERVICE USER authenticate` through pam_wrapper; its output read on a thread."""
 
-    def __init__(self, tmp_path, module, config, user="alice", helper=None, deadline=None):
+    def __init__(self, tmp_path, module, config, user="alice", helper=None, deadline=None,
+                 operations=("authenticate",), items=(), term=None):
         services = tmp_path / "services"
         services.mkdir(exist_ok=True)
         arguments = [str(module), f"config={config}", f"helper={helper or binary_path()}"]
         if deadline:
             arguments.append(f"deadline={deadline}")
-        (services / "device-login-test").write_text(f"auth required {' '.join(arguments)}\n")
+        (services / "device-login-test").write_text(f"auth required {' '.join(arguments)}\n"
+                                                   f"account required {' '.join(arguments)} debug\n")
         (services / "other").write_text("auth required pam_deny.so\n")
         environment = dict(os.environ, LD_PRELOAD=WRAPPER, PAM_WRAPPER="1", PAM_WRAPPER_SERVICE_DIR=str(services),
                            PAM_WRAPPER_DEBUGLEVEL="2")
+        environment.pop("TERM", None)
+        environment.update({"TERM": term} if term else {})
+        options = [word for item in items for word in ("-I", item)]
         self.process = subprocess.Popen(
-            ["pamtester", "-v", "device-login-test", user, "authenticate"], stdin=subprocess.PIPE,
+            ["pamtester", "-v", *options, "device-login-test", user, *operations], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environment)
         self.config = str(config)
         self._output = []
@@ -162,6 +167,17 @@ def test_approved_sign_in_lets_the_user_in(server, config, module_path, tmp_path
     assert not any(code in line for line in logged)
 
 
+def test_qr_auto_draws_a_qr_code_on_a_local_terminal_only(server, config, module_path, tmp_path):
+    blocks = ("\u2580", "\u2584", "\u2588")
+    for items, term, shown in ((("tty=/dev/tty1",), "xterm-256color", True),
+                               (("tty=ssh", "rhost=192.0.2.7"), "xterm-256color", False)):
+        run = PAMRun(tmp_path, module_path, config(), items=items, term=term)
+        approve(server.base_url, run.user_code())
+        run.press_enter()
+        assert run.finish() == 0, run.output
+        assert any(block in run.output for block in blocks) == shown, run.output
+
+
 def test_denied_sign_in_is_refused(server, config, module_path, tmp_path):
     run = PAMRun(tmp_path, module_path, config())
     deny(server.base_url, run.user_code())
@@ -243,6 +259,9 @@ def line(event, **fields):
 if mode == "hostile":
     line("pam_prompt", text="Open \\x1b]0;owned\\x07\\x1b[2Jhttp://evil\\u202e/\\u009b31m\\nCode: AB-CD\\n")
     line("pam_decision", decision="deny", reason="no\\x1b[31m")
+elif mode == "allow":
+    line("pam_prompt", text="Code: AB-CD\\n")
+    line("pam_decision", decision="allow", reason="x")
 elif mode == "allow-then-fail":
     line("pam_prompt", text="Code: AB-CD\\n")
     line("pam_decision", decision="allow", reason="x")
@@ -285,6 +304,19 @@ def test_allow_from_a_helper_that_then_fails_is_refused(fake_helper, module_path
     run.press_enter()
     assert run.finish() != 0
     assert "successfully" not in run.output
+
+
+def test_acct_mgmt_vouches_only_for_the_user_it_authenticated(fake_helper, module_path, tmp_path):
+    helper = fake_helper("allow")
+    run = PAMRun(tmp_path, module_path, tmp_path / "pam.conf", helper=helper, operations=("authenticate", "acct_mgmt"))
+    run.user_code()
+    run.press_enter()
+    assert run.finish() == 0, run.output
+    assert "account management done" in run.output and "pam_sm_acct_mgmt returns 0" in run.output
+    # No sign-in of ours in this handle: PAM_IGNORE (25), so the stack (nothing else in it) refuses.
+    alone = PAMRun(tmp_path, module_path, tmp_path / "pam.conf", helper=helper, operations=("acct_mgmt",))
+    assert alone.finish() != 0
+    assert "pam_sm_acct_mgmt returns 25" in alone.output and "account management done" not in alone.output
 
 
 def test_the_helpers_whole_process_group_is_killed(fake_helper, module_path, tmp_path):

@@ -54,6 +54,27 @@ public struct AuthorizationCodeFlow: Sendable {
         self.clock = FlowClock(clock)
     }
 
+    /// Creates a flow with the endpoints' own authorization endpoint (``ServerEndpoints/authorization``, which
+    /// discovery keeps only when the metadata allows the grant) and RFC 9207 flag.
+    /// - Throws: ``DeviceLoginError`` (``DeviceLoginError/Code/configuration``) when the endpoints have no
+    ///   authorization endpoint.
+    public init(
+        endpoints: ServerEndpoints,
+        client: ClientConfiguration,
+        transport: any HTTPTransport,
+        clock: any Clock<Duration> = SystemTime.clock
+    ) throws {
+        guard let authorization = endpoints.authorization else {
+            throw DeviceLoginError(
+                .configuration, "the code grant needs the server's authorization endpoint, which it does not name",
+                hint: "give the authorization endpoint by hand, or use the device flow")
+        }
+        self.init(
+            endpoints: endpoints, authorizationEndpoint: authorization,
+            issuerInResponse: endpoints.issuerInAuthorizationResponse, client: client, transport: transport,
+            clock: clock)
+    }
+
     /// The authorization endpoint of a server's metadata, once the metadata says the grant can be used safely: an
     /// `authorization_endpoint` (or `override`), PKCE with S256 (``PKCE/check(methodsSupported:)``), and the
     /// `query` response mode when `response_modes_supported` lists modes (RFC 8414 §2; absent means `query` and

@@ -16,6 +16,9 @@ public enum FlowChoice {
         case browser
         /// The authorization code grant with PKCE, the code or redirect URL pasted into the terminal.
         case paste
+
+        /// The flow asked for by name; nil for `auto`.
+        public var flow: Flow? { Flow(rawValue: rawValue) }
     }
 
     /// A grant to run.
@@ -26,20 +29,31 @@ public enum FlowChoice {
         case browser
         /// The code grant, pasted back.
         case paste
+
+        /// The reason given when the flow was asked for by name.
+        var reasonAsked: String {
+            switch self {
+            case .device: "the device flow, as asked"
+            case .browser: "the browser on this device, as asked"
+            case .paste: "a pasted code, as asked"
+            }
+        }
     }
 
-    /// What the server offers.
+    /// What the server offers: the flows its endpoints allow.
     public struct Server: Sendable, Hashable {
-        /// Whether there is a device authorization endpoint.
-        public var hasDeviceEndpoint: Bool
-        /// Whether there is an authorization endpoint.
-        public var hasAuthorizationEndpoint: Bool
+        /// `device` with a device authorization endpoint; `browser` and `paste` with an authorization endpoint.
+        public var flows: Set<Flow>
 
         /// Creates the description.
         public init(hasDeviceEndpoint: Bool, hasAuthorizationEndpoint: Bool) {
-            self.hasDeviceEndpoint = hasDeviceEndpoint
-            self.hasAuthorizationEndpoint = hasAuthorizationEndpoint
+            flows = Set(hasDeviceEndpoint ? [.device] : []).union(hasAuthorizationEndpoint ? [.browser, .paste] : [])
         }
+
+        /// Whether there is a device authorization endpoint.
+        public var hasDeviceEndpoint: Bool { flows.contains(.device) }
+        /// Whether there is an authorization endpoint.
+        public var hasAuthorizationEndpoint: Bool { flows.contains(.browser) }
     }
 
     /// Where the command runs, as far as the choice is concerned.
@@ -86,21 +100,15 @@ public enum FlowChoice {
     public static func choose(
         server: Server, session: Session, preference: Preference
     ) throws -> Decision {
-        switch preference {
-        case .device:
-            guard server.hasDeviceEndpoint else { throw missing("device authorization endpoint", for: "device") }
-            return Decision(flow: .device, reason: "the device flow, as asked")
-        case .browser, .paste:
-            guard server.hasAuthorizationEndpoint else {
-                throw missing("authorization endpoint", for: preference.rawValue)
-            }
-            return Decision(
-                flow: preference == .browser ? .browser : .paste,
-                reason: preference == .browser ? "the browser on this device, as asked" : "a pasted code, as asked"
+        guard let flow = preference.flow else { return try automatic(server: server, session: session) }
+        guard server.flows.contains(flow) else {
+            let endpoint = flow == .device ? "device authorization endpoint" : "authorization endpoint"
+            throw DeviceLoginError(
+                .configuration, "the \(flow.rawValue) flow needs the server's \(endpoint), which it does not name",
+                hint: "give the \(endpoint) by hand, or choose another flow"
             )
-        case .auto:
-            return try automatic(server: server, session: session)
         }
+        return Decision(flow: flow, reason: flow.reasonAsked)
     }
 
     private static func automatic(server: Server, session: Session) throws -> Decision {
@@ -139,16 +147,17 @@ public enum FlowChoice {
             return nil
         }
     }
-
-    private static func missing(_ endpoint: String, for flow: String) -> DeviceLoginError {
-        DeviceLoginError(
-            .configuration, "the \(flow) flow needs the server's \(endpoint), which it does not name",
-            hint: "give the \(endpoint) by hand, or choose another flow"
-        )
-    }
 }
 
 extension FlowChoice.Server {
+    /// What a server's endpoints offer (``ServerEndpoints/deviceAuthorization``,
+    /// ``ServerEndpoints/authorization``).
+    public init(endpoints: ServerEndpoints) {
+        self.init(
+            hasDeviceEndpoint: endpoints.deviceAuthorization != nil,
+            hasAuthorizationEndpoint: endpoints.authorization != nil)
+    }
+
     /// What a server's metadata offers: a device authorization endpoint, and an authorization endpoint the code
     /// grant may use (``AuthorizationCodeFlow/authorizationEndpoint(of:override:)`` accepts it).
     public init(metadata: AuthorizationServerMetadata) {

@@ -249,6 +249,12 @@ public final class LoopbackRedirectListener: Sendable {
             )
         }
         guard descriptor >= 0 else { throw failure("open a socket") }
+        if port != 0 {
+            // A fixed port is bound again by the next sign-in: the last one's connection, in TIME_WAIT for a minute,
+            // must not hold it. A port another program listens on is still refused (EADDRINUSE).
+            var on: Int32 = 1
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
         var storage = sockaddr_storage()
         let length: socklen_t
         if address == .ipv4 {

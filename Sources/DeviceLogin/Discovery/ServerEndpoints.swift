@@ -4,12 +4,16 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The endpoints a device-flow client talks to, from discovery or given by hand.
+/// The endpoints a client talks to, from discovery or given by hand: the token endpoint always, the device
+/// authorization endpoint for the device flow and the authorization endpoint for the code grant — a server may have
+/// only one of the two.
 public struct ServerEndpoints: Sendable, Hashable, Codable {
     /// The stored names, in the snake_case of the rest of a profile file (and of RFC 8414).
     enum CodingKeys: String, CodingKey {
         case issuer
         case deviceAuthorization = "device_authorization_endpoint"
+        case authorization = "authorization_endpoint"
+        case issuerInAuthorizationResponse = "authorization_response_iss_parameter_supported"
         case token = "token_endpoint"
         case revocation = "revocation_endpoint"
         case userinfo = "userinfo_endpoint"
@@ -21,11 +25,21 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
 
     /// The issuer identifier, when known.
     public var issuer: String?
-    /// The device authorization endpoint (RFC 8628 §3.1).
-    public var deviceAuthorization: URL {
-        get { storedDeviceAuthorization.url }
-        set { storedDeviceAuthorization = EndpointURL(newValue) }
+    /// The device authorization endpoint (RFC 8628 §3.1), if the server has one: the device flow needs it
+    /// (``DeviceFlow`` fails without it, naming it).
+    public var deviceAuthorization: URL? {
+        get { storedDeviceAuthorization?.url }
+        set { storedDeviceAuthorization = newValue.map(EndpointURL.init) }
     }
+    /// The authorization endpoint (RFC 6749 §3.1) the code grant may use, if any: from metadata that passed
+    /// ``AuthorizationCodeFlow/authorizationEndpoint(of:override:)``, or given by hand.
+    public var authorization: URL? {
+        get { storedAuthorization?.url }
+        set { storedAuthorization = newValue.map(EndpointURL.init) }
+    }
+    /// `authorization_response_iss_parameter_supported` (RFC 9207): the server puts `iss` in its authorization
+    /// responses, so a response without it is refused.
+    public var issuerInAuthorizationResponse: Bool
     /// The token endpoint (RFC 6749 §3.2).
     public var token: URL {
         get { storedToken.url }
@@ -58,7 +72,8 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     public var scopesSupported: [String]?
 
     // The endpoints as given, or as read from a profile's file: text made into a URL on use (``EndpointURL``).
-    private var storedDeviceAuthorization: EndpointURL
+    private var storedDeviceAuthorization: EndpointURL?
+    private var storedAuthorization: EndpointURL?
     private var storedToken: EndpointURL
     private var storedRevocation: EndpointURL?
     private var storedUserinfo: EndpointURL?
@@ -70,8 +85,10 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     /// Creates endpoints by hand.
     public init(
         issuer: String? = nil,
-        deviceAuthorization: URL,
+        deviceAuthorization: URL? = nil,
         token: URL,
+        authorization: URL? = nil,
+        issuerInAuthorizationResponse: Bool = false,
         revocation: URL? = nil,
         userinfo: URL? = nil,
         isOpenIDProvider: Bool = false,
@@ -80,21 +97,26 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         scopesSupported: [String]? = nil
     ) {
         self.init(
-            issuer: issuer, stored: EndpointURL(deviceAuthorization), token: EndpointURL(token),
-            revocation: revocation.map(EndpointURL.init), userinfo: userinfo.map(EndpointURL.init),
+            issuer: issuer, stored: deviceAuthorization.map(EndpointURL.init), token: EndpointURL(token),
+            authorization: authorization.map(EndpointURL.init),
+            issuerInAuthorizationResponse: issuerInAuthorizationResponse, revocation: revocation.map(EndpointURL.init),
+            userinfo: userinfo.map(EndpointURL.init),
             isOpenIDProvider: isOpenIDProvider, jwks: jwks.map(EndpointURL.init),
             idTokenSigningAlgorithms: idTokenSigningAlgorithms, scopesSupported: scopesSupported
         )
     }
 
     private init(
-        issuer: String?, stored deviceAuthorization: EndpointURL, token: EndpointURL, revocation: EndpointURL?,
-        userinfo: EndpointURL?, isOpenIDProvider: Bool, jwks: EndpointURL?, idTokenSigningAlgorithms: [String]?,
+        issuer: String?, stored deviceAuthorization: EndpointURL?, token: EndpointURL, authorization: EndpointURL?,
+        issuerInAuthorizationResponse: Bool, revocation: EndpointURL?, userinfo: EndpointURL?, isOpenIDProvider: Bool,
+        jwks: EndpointURL?, idTokenSigningAlgorithms: [String]?,
         scopesSupported: [String]?
     ) {
         self.issuer = issuer
         self.storedDeviceAuthorization = deviceAuthorization
         self.storedToken = token
+        self.storedAuthorization = authorization
+        self.issuerInAuthorizationResponse = issuerInAuthorizationResponse
         self.storedRevocation = revocation
         self.storedUserinfo = userinfo
         self.isOpenIDProvider = isOpenIDProvider
@@ -117,19 +139,24 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     }
 
     /// Takes the endpoints from discovered metadata, letting endpoints given by hand fill or override them.
-    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/discovery`` when the device authorization or
-    ///   token endpoint is neither in the metadata nor given.
+    /// - Parameters:
+    ///   - metadata: The server's discovered metadata.
+    ///   - overrideDevice: A device authorization endpoint given by hand, which wins over the metadata's.
+    ///   - overrideToken: A token endpoint given by hand, which wins over the metadata's.
+    ///   - authorization: The authorization endpoint the code grant may use: the metadata's (or one given by hand)
+    ///     once `AuthorizationCodeFlow.authorizationEndpoint(of:override:)` accepted it; nil for none.
+    /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/discovery`` when the token endpoint is neither
+    ///   in the metadata nor given, or when there is neither a device authorization endpoint nor `authorization`.
     public init(
         metadata: AuthorizationServerMetadata,
         deviceAuthorization overrideDevice: URL? = nil,
-        token overrideToken: URL? = nil
+        token overrideToken: URL? = nil,
+        authorization: URL? = nil
     ) throws {
         func url(_ text: String?) -> URL? { text.flatMap { URL(string: $0) } }
-        guard let device = overrideDevice ?? url(metadata.deviceAuthorizationEndpoint) else {
-            throw DeviceLoginError(
-                .discovery, "the server's metadata names no device_authorization_endpoint",
-                hint: "give the device authorization endpoint by hand", reason: .missingEndpoint(.deviceAuthorization)
-            )
+        let device = overrideDevice ?? url(metadata.deviceAuthorizationEndpoint)
+        guard device != nil || authorization != nil else {
+            throw Self.missingDeviceAuthorization("the server's metadata names no device_authorization_endpoint")
         }
         guard let token = overrideToken ?? url(metadata.tokenEndpoint) else {
             throw DeviceLoginError(
@@ -138,16 +165,39 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
             )
         }
         self.init(
-            issuer: metadata.issuer, deviceAuthorization: device, token: token,
+            issuer: metadata.issuer, deviceAuthorization: device, token: token, authorization: authorization,
+            issuerInAuthorizationResponse: metadata.authorizationResponseIssuerSupported == true,
             revocation: url(metadata.revocationEndpoint), userinfo: url(metadata.userinfoEndpoint),
             isOpenIDProvider: metadata.isOpenIDProvider, jwks: url(metadata.jwksURI),
             idTokenSigningAlgorithms: metadata.idTokenSigningAlgorithms, scopesSupported: metadata.scopesSupported
         )
     }
 
+    /// The device authorization endpoint, for the device flow.
+    /// - Throws: ``DeviceLoginError`` (``DeviceLoginError/Code/discovery``, reason
+    ///   ``DeviceLoginError/Reason/missingEndpoint(_:)``) when the server has none: it offers the code grant only.
+    public func requireDeviceAuthorization() throws -> URL {
+        guard let deviceAuthorization else {
+            throw Self.missingDeviceAuthorization(
+                "the device flow needs the server's device_authorization_endpoint, which it does not name")
+        }
+        return deviceAuthorization
+    }
+
+    /// The server a device authorization is recorded as coming from (``DeviceAuthorization/issuer``): the issuer,
+    /// else the device authorization endpoint (else the token endpoint).
+    package var recordedServer: String { issuer ?? deviceAuthorization?.absoluteString ?? token.absoluteString }
+
+    private static func missingDeviceAuthorization(_ message: String) -> DeviceLoginError {
+        DeviceLoginError(
+            .discovery, message,
+            hint: "give the device authorization endpoint by hand, or use the authorization code grant",
+            reason: .missingEndpoint(.deviceAuthorization))
+    }
+
     /// Checks every endpoint against the HTTPS policy (``EndpointPolicy``).
     public func check(allowInsecureHTTP: Bool) throws {
-        for url in [deviceAuthorization, token] + [revocation, userinfo, jwks].compactMap({ $0 }) {
+        for url in [token] + [deviceAuthorization, authorization, revocation, userinfo, jwks].compactMap({ $0 }) {
             do {
                 try EndpointPolicy.check(url, allowInsecureHTTP: allowInsecureHTTP)
             } catch let error as TransportError {
@@ -173,8 +223,11 @@ extension ServerEndpoints {
         typealias Key = CodingKeys
         self.init(
             issuer: try fields.stringIfPresent(Key.issuer.rawValue),
-            stored: try fields.string(Key.deviceAuthorization.rawValue, as: EndpointURL.init(stored:)),
+            stored: try fields.stringIfPresent(Key.deviceAuthorization.rawValue, as: EndpointURL.init(stored:)),
             token: try fields.string(Key.token.rawValue, as: EndpointURL.init(stored:)),
+            authorization: try fields.stringIfPresent(Key.authorization.rawValue, as: EndpointURL.init(stored:)),
+            issuerInAuthorizationResponse: try fields.boolIfPresent(Key.issuerInAuthorizationResponse.rawValue)
+                ?? false,
             revocation: try fields.stringIfPresent(Key.revocation.rawValue, as: EndpointURL.init(stored:)),
             userinfo: try fields.stringIfPresent(Key.userinfo.rawValue, as: EndpointURL.init(stored:)),
             isOpenIDProvider: try fields.bool(Key.isOpenIDProvider.rawValue),
@@ -190,8 +243,10 @@ extension ServerEndpoints {
         typealias Key = CodingKeys
         var container = encoder.container(keyedBy: Key.self)
         try container.encodeIfPresent(issuer, forKey: .issuer)
-        try container.encode(storedDeviceAuthorization.text, forKey: .deviceAuthorization)
+        try container.encodeIfPresent(storedDeviceAuthorization?.text, forKey: .deviceAuthorization)
         try container.encode(storedToken.text, forKey: .token)
+        try container.encodeIfPresent(storedAuthorization?.text, forKey: .authorization)
+        if issuerInAuthorizationResponse { try container.encode(true, forKey: .issuerInAuthorizationResponse) }
         try container.encodeIfPresent(storedRevocation?.text, forKey: .revocation)
         try container.encodeIfPresent(storedUserinfo?.text, forKey: .userinfo)
         try container.encode(isOpenIDProvider, forKey: .isOpenIDProvider)

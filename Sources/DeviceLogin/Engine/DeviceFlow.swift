@@ -76,7 +76,8 @@ public struct DeviceFlow: Sendable {
         let message = DeviceAuthorizationRequest(
             scopes: scopes, resources: client.resources, additionalParameters: client.additionalParameters
         )
-        return client.formRequest(to: endpoints.deviceAuthorization, parameters: message.formParameters)
+        return client.formRequest(
+            to: try endpoints.requireDeviceAuthorization(), parameters: message.formParameters)
     }
 
     /// An authorization saved by another process (``PollingProgress``, ``PendingAuthorization``), ready to be polled
@@ -130,7 +131,7 @@ public struct DeviceFlow: Sendable {
             let parsed = try DeviceAuthorizationResponse(jsonObject: object)
             let authorization = DeviceAuthorization(
                 response: parsed, receivedAt: now(), receivedAtElapsed: clock.elapsed(),
-                issuer: endpoints.issuer ?? endpoints.deviceAuthorization.absoluteString
+                issuer: endpoints.recordedServer
             )
             // A host longer than DNS allows is an attack or a broken server: no prompt, no polling.
             if let refusal = authorization.hostCheck.refusal {

@@ -12,7 +12,9 @@ extension ProviderPreset {
                 meaning: "the GitHub Enterprise Server host, for one other than github.com")
         ],
         issuerTemplate: nil,
-        templates: Templates(deviceAuthorization: "{host}/login/device/code", token: "{host}/login/oauth/access_token"),
+        templates: Templates(
+            deviceAuthorization: "{host}/login/device/code", token: "{host}/login/oauth/access_token",
+            authorization: "{host}/login/oauth/authorize"),
         defaultScopes: nil, allowedScopes: nil, expectedParameters: [:], requiresClientSecret: false,
         clientAuthentication: nil,
         quirks: [

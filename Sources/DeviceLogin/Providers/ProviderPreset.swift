@@ -50,6 +50,10 @@ public struct ProviderPreset: Sendable, Hashable {
     /// Whether the issuer is known only for a tenant given by its ID (Microsoft: the tokens of `organizations`,
     /// `common` and `consumers` name the person's own tenant as their issuer, so no issuer can be expected).
     public let issuerNeedsTenantID: Bool
+    /// The loopback port the provider's registrations need in the redirect URI of the code grant, for a provider
+    /// that matches the port exactly instead of allowing any (RFC 8252 §7.3); nil for any port. `login
+    /// --redirect-port` overrides it.
+    public internal(set) var redirectPort: Int? = nil
 
     /// One setting a preset takes, and its default.
     public struct Setting: Sendable, Hashable {
@@ -70,6 +74,8 @@ public struct ProviderPreset: Sendable, Hashable {
         public var deviceAuthorization: String?
         /// The token endpoint.
         public var token: String?
+        /// The authorization endpoint of the code grant (RFC 6749 §3.1).
+        public var authorization: String?
         /// The revocation endpoint (RFC 7009).
         public var revocation: String?
         /// The userinfo endpoint (OpenID Connect Core §5.3).
@@ -77,11 +83,12 @@ public struct ProviderPreset: Sendable, Hashable {
 
         /// Creates templates; nil leaves an endpoint to discovery, or to none.
         public init(
-            deviceAuthorization: String? = nil, token: String? = nil, revocation: String? = nil,
-            userinfo: String? = nil
+            deviceAuthorization: String? = nil, token: String? = nil, authorization: String? = nil,
+            revocation: String? = nil, userinfo: String? = nil
         ) {
             self.deviceAuthorization = deviceAuthorization
             self.token = token
+            self.authorization = authorization
             self.revocation = revocation
             self.userinfo = userinfo
         }
@@ -140,6 +147,7 @@ public struct ProviderPreset: Sendable, Hashable {
             issuer: fill(issuerTemplate(for: filled)),
             deviceAuthorizationEndpoint: try url(templates.deviceAuthorization),
             tokenEndpoint: try url(templates.token),
+            authorizationEndpoint: try url(templates.authorization), redirectPort: redirectPort,
             revocationEndpoint: try url(templates.revocation),
             userinfoEndpoint: try url(templates.userinfo),
             defaultScopes: defaultScopes, allowedScopes: allowedScopes, expectedParameters: expectedParameters,

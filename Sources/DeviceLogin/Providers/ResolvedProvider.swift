@@ -20,6 +20,11 @@ public struct ResolvedProvider: Sendable, Hashable {
     public var deviceAuthorizationEndpoint: URL?
     /// The token endpoint, when known without discovery.
     public var tokenEndpoint: URL?
+    /// The authorization endpoint of the code grant, when known without discovery (GitHub has no discovery).
+    public var authorizationEndpoint: URL? = nil
+    /// The loopback port the provider needs in the redirect URI, when its registrations match the port exactly;
+    /// nil for any port (RFC 8252 §7.3).
+    public var redirectPort: Int? = nil
     /// The revocation endpoint, when known without discovery.
     public var revocationEndpoint: URL?
     /// The userinfo endpoint, when known without discovery.
@@ -42,13 +47,14 @@ public struct ResolvedProvider: Sendable, Hashable {
         return Discovery.metadataURLs(for: url)
     }
 
-    /// The endpoints, when every one the flow needs is known without discovery (no issuer, device authorization
-    /// and token endpoints known); nil otherwise.
+    /// The endpoints, when every one a flow needs is known without discovery (no issuer, the token endpoint and a
+    /// device authorization or authorization endpoint known); nil otherwise.
     public var endpointsWithoutDiscovery: ServerEndpoints? {
-        guard issuer == nil, let deviceAuthorizationEndpoint, let tokenEndpoint else { return nil }
+        guard issuer == nil, let tokenEndpoint, deviceAuthorizationEndpoint != nil || authorizationEndpoint != nil
+        else { return nil }
         return ServerEndpoints(
-            deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint, revocation: revocationEndpoint,
-            userinfo: userinfoEndpoint)
+            deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint,
+            authorization: authorizationEndpoint, revocation: revocationEndpoint, userinfo: userinfoEndpoint)
     }
 
     /// The scopes among `scopes` that the provider's device flow does not accept (``allowedScopes``), in order.

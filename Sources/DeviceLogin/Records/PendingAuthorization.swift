@@ -147,7 +147,7 @@ extension PendingAuthorization {
     public func checkServer(savedProfile: Profile?) throws {
         let endpoints = profile.endpoints
         try endpoints.check(allowInsecureHTTP: profile.allowInsecureHTTP)
-        let server = endpoints.issuer ?? endpoints.deviceAuthorization.absoluteString
+        let server = endpoints.recordedServer
         // As ``DeviceFlow`` recorded it when the code was requested from these endpoints.
         if let recorded = authorization.issuer, recorded != server {
             throw DeviceLoginError(
@@ -158,8 +158,11 @@ extension PendingAuthorization {
         guard let savedProfile, let issuer = savedProfile.issuer, issuer == profile.issuer else { return }
         let saved = savedProfile.endpoints
         let known = Set(
-            ([saved.deviceAuthorization, saved.token]
-                + [saved.revocation, saved.userinfo, saved.jwks, URL(string: issuer)]
+            ([saved.token]
+                + [
+                    saved.deviceAuthorization, saved.authorization, saved.revocation, saved.userinfo, saved.jwks,
+                    URL(string: issuer),
+                ]
                 .compactMap { $0 }).map(Self.origin))
         let named: [(String, URL?)] = [
             ("device authorization endpoint", endpoints.deviceAuthorization), ("token endpoint", endpoints.token),

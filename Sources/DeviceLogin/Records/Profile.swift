@@ -60,6 +60,10 @@ public struct Profile: Sendable, Hashable {
     /// The flow `login --flow` chose for this profile (`device`, `browser` or `paste`), used by the next `login` of
     /// the profile that names none; nil for `auto`. Read leniently: a missing or unknown value is `auto`.
     public var flow: String?
+    /// The loopback port of the code grant's redirect URI (`login --redirect-port`, or a preset that needs one), for
+    /// a provider that matches a registered port exactly; nil for a random port (RFC 8252 §7.3). Read leniently: a
+    /// value that is not a port (1 to 65535) is none.
+    public var redirectPort: Int?
 
     /// The most URL bindings a profile keeps: 64.
     public static let maximumBindings = 64
@@ -121,6 +125,7 @@ public struct Profile: Sendable, Hashable {
         self.usesDPoP = usesDPoP
         self.provider = provider
         self.flow = nil
+        self.redirectPort = nil
     }
 
     /// Creates a profile from the client configuration used to sign in.
@@ -237,6 +242,7 @@ extension Profile: Codable {
         case provider
         case tokenStore = "store"
         case flow
+        case redirectPort = "redirect_port"
     }
 
     /// Reads a profile in the stored form, as `init(stored:)` reads it.
@@ -271,6 +277,11 @@ extension Profile: Codable {
         if case .string(let flow)? = fields.value(Key.flow.rawValue), ["device", "browser", "paste"].contains(flow) {
             self.flow = flow
         }
+        if case .number(let port)? = fields.value(Key.redirectPort.rawValue), (1...65_535).contains(port),
+            port.rounded(.towardZero) == port
+        {
+            self.redirectPort = Int(port)
+        }
     }
 
     /// Writes the profile; the secret only when it is stored, defaults left out.
@@ -291,6 +302,7 @@ extension Profile: Codable {
         try container.encodeIfPresent(provider, forKey: .provider)
         if tokenStore != .file { try container.encode(tokenStore, forKey: .tokenStore) }
         try container.encodeIfPresent(flow, forKey: .flow)
+        try container.encodeIfPresent(redirectPort, forKey: .redirectPort)
     }
 }
 

@@ -25,16 +25,12 @@ struct CodeGrantSignIn: Sendable {
 
     /// Runs `flow` (browser or paste) and returns the token response.
     func run(
-        _ flow: FlowChoice.Flow, endpoints: ServerEndpoints, metadata: AuthorizationServerMetadata,
-        transport: any HTTPTransport
+        _ flow: FlowChoice.Flow, endpoints: ServerEndpoints, transport: any HTTPTransport
     ) async throws -> TokenResponse {
-        let engine = AuthorizationCodeFlow(
-            endpoints: endpoints, authorizationEndpoint: try AuthorizationCodeFlow.authorizationEndpoint(of: metadata),
-            issuerInResponse: metadata.authorizationResponseIssuerSupported == true, client: settings.client,
-            transport: transport, clock: context.clock
-        )
+        let engine = try AuthorizationCodeFlow(
+            endpoints: endpoints, client: settings.client, transport: transport, clock: context.clock)
         if flow == .browser {
-            let listener = try LoopbackRedirectListener.onAvailableLoopback()
+            let listener = try listen()
             let request = try engine.makeRequest(redirectURI: listener.redirectURI)
             let link = engine.url(for: request).absoluteString
             try show(link, "Sign in with the browser that opens now; if none does, open this link on this device:")
@@ -50,7 +46,7 @@ struct CodeGrantSignIn: Sendable {
         }
         // Paste: a loopback redirect nobody listens on (the port is closed again at once), which the browser fails
         // to load and shows; the person copies that address.
-        let redirectURI = try LoopbackRedirectListener.onAvailableLoopback().redirectURI
+        let redirectURI = try listen().redirectURI
         let request = try engine.makeRequest(redirectURI: redirectURI)
         let link = engine.url(for: request).absoluteString
         if settings.presentation.events { try EventLines(context: context).writeLink(link, flow: .paste) }
@@ -71,6 +67,14 @@ struct CodeGrantSignIn: Sendable {
         let response = try engine.response(pasted: text, for: request)
         if settings.presentation.events { try EventLines(context: context).writeRedirected() }
         return try await engine.redeem(response, for: request)
+    }
+
+    /// The loopback listener: on a random port, or on `--redirect-port` (the profile's, the preset's) on 127.0.0.1
+    /// only — a registered `http://127.0.0.1:PORT/callback` must be met exactly, so a port taken is refused, with
+    /// the library's words, rather than moved to `[::1]`.
+    private func listen() throws -> LoopbackRedirectListener {
+        guard let port = settings.redirectPort else { return try LoopbackRedirectListener.onAvailableLoopback() }
+        return try LoopbackRedirectListener(address: .ipv4, port: UInt16(clamping: port))
     }
 
     /// One line from standard input, at most ``AuthorizationResponse/maximumLength`` bytes, read on a Dispatch
@@ -102,20 +106,20 @@ struct CodeGrantSignIn: Sendable {
     }
 
     /// Prints the link after `lead`, when it is safe to show (``Sanitizer/safeURI(_:)``); with `qrCode` (paste mode,
-    /// where the link may be opened on another device), a QR code of it above them, by `--qr` and the link's host
-    /// check against `issuer`, as the device flow's prompt draws one.
+    /// where the link may be opened on another device), as the device flow's prompt shows its link: the host check's
+    /// warnings against `issuer`, the host it leads to, "only continue if you started this sign-in on NAME", and a
+    /// QR code of it above them by `--qr` (`PromptRenderer/lines(lead:signInLink:issuer:)`).
     /// - Throws: ``DeviceLoginError`` (``DeviceLoginError/Code/invalidResponse``) for a link that is not.
     private func show(_ link: String, _ lead: String, qrCode: Bool = false, issuer: String? = nil) throws {
         guard let safe = Sanitizer.safeURI(link) else {
             throw DeviceLoginError(
                 .invalidResponse, "the server's authorization endpoint makes a link that cannot be shown safely")
         }
-        let text = [lead, "  " + safe]
         guard qrCode else {
-            for line in text { context.stderr.line(line) }
+            for line in [lead, "  " + safe] { context.stderr.line(line) }
             return
         }
-        let prompt = PromptRenderer(capabilities: context.terminal, qrMode: settings.qr, machineName: nil)
-        for line in prompt.lines(text, withQRCodeOf: safe, issuer: issuer) { context.stderr.line(line) }
+        let prompt = PromptRenderer(capabilities: context.terminal, qrMode: settings.qr)
+        for line in prompt.lines(lead: lead, signInLink: safe, issuer: issuer) { context.stderr.line(line) }
     }
 }

@@ -97,6 +97,12 @@ enum LoginCommand {
             {
                 settings.flow = flow
             }
+            // The redirect port it was signed in with, when this login names none.
+            if settings.redirectPort == nil,
+                let saved = try? await context.tokenStore().load(profile: settings.profile)?.profile.redirectPort
+            {
+                settings.redirectPort = saved
+            }
         }
         if settings.detach { return try await DetachedSignIn.detach(settings, transport: transport, context: context) }
         let result = try await SignIn(settings: settings, context: context).run(transport: transport)
@@ -125,6 +131,7 @@ enum LoginCommand {
         )
         if let choice { profile.tokenStore = choice.kind }
         profile.flow = settings.flow == .auto ? nil : settings.flow.rawValue
+        profile.redirectPort = settings.redirectPort
         // Without a store too: the state verifies the ID token, for the confirmation.
         let state = TokenState(
             profile: profile, client: settings.client, store: store, transport: transport,

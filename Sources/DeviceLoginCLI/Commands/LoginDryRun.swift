@@ -70,7 +70,12 @@ struct LoginDryRun {
     var flowText: String {
         if settings.kiosk { return "device (--kiosk is device-flow only)" }
         if settings.flow == .auto, settings.issuer == nil {
-            return "auto: the device flow (without discovery there is no authorization_endpoint)"
+            // Without discovery the endpoints given are all there is: the choice is known.
+            let server = FlowChoice.Server(
+                hasDeviceEndpoint: settings.deviceAuthorizationEndpoint != nil,
+                hasAuthorizationEndpoint: settings.authorizationEndpoint != nil)
+            let decision = try? FlowChoice.choose(server: server, session: session, preference: .auto)
+            return "auto: " + (decision?.reason ?? "no flow: the endpoints given offer none")
         }
         let both = FlowChoice.Server(hasDeviceEndpoint: true, hasAuthorizationEndpoint: true)
         guard settings.flow == .auto,
@@ -99,6 +104,7 @@ struct LoginDryRun {
             "device authorization endpoint",
             endpointText(settings.deviceAuthorizationEndpoint, discoveredIfMissing: true))
         add("token endpoint", endpointText(settings.tokenEndpoint, discoveredIfMissing: true))
+        add("authorization endpoint", endpointText(settings.authorizationEndpoint, discoveredIfMissing: false))
         add("revocation endpoint", endpointText(settings.revocationEndpoint, discoveredIfMissing: false))
         add("userinfo endpoint", endpointText(settings.userinfoEndpoint, discoveredIfMissing: false))
         add("scopes", TerminalText.clean(scopesText))
@@ -125,6 +131,7 @@ struct LoginDryRun {
             "discovery_urls": .array(discoveryURLs.map { .string($0.absoluteString) }),
             "device_authorization_endpoint": string(settings.deviceAuthorizationEndpoint?.absoluteString),
             "token_endpoint": string(settings.tokenEndpoint?.absoluteString),
+            "authorization_endpoint": string(settings.authorizationEndpoint?.absoluteString),
             "revocation_endpoint": string(settings.revocationEndpoint?.absoluteString),
             "userinfo_endpoint": string(settings.userinfoEndpoint?.absoluteString),
             "scopes": settings.client.scopes.map { .array($0.map(JSONValue.string)) } ?? .null,

@@ -14,6 +14,8 @@ struct LoginSettings: Sendable, Equatable {
     var client: ClientConfiguration
     var deviceAuthorizationEndpoint: URL? = nil
     var tokenEndpoint: URL? = nil
+    /// `--authorization-endpoint`: the code grant's endpoint, when not discovered (a server without discovery).
+    var authorizationEndpoint: URL? = nil
     var revocationEndpoint: URL? = nil
     var userinfoEndpoint: URL? = nil
     var qr: QRMode = .auto
@@ -46,6 +48,9 @@ struct LoginSettings: Sendable, Equatable {
     var flow: FlowChoice.Preference = .auto
     /// Whether `--flow` (or `DEVICE_LOGIN_FLOW`) was given; if not, the profile's saved flow is used.
     var flowGiven = false
+    /// `--redirect-port`: the loopback port of the code grant's redirect URI, for a provider that matches a
+    /// registered port exactly; nil for a random one (or the profile's saved port, or the preset's).
+    var redirectPort: Int? = nil
     /// What to tell the user before signing in: a client secret given where others can see it.
     var warnings: [String] = []
     /// The endpoints of a saved profile signed in again (``init(signingInAgain:client:caFile:)``): used as they
@@ -80,8 +85,15 @@ struct LoginSettings: Sendable, Equatable {
             .list("header", "NAME:VALUE", "An extra header for every request to the server; may be repeated."),
             .value("device-authorization-endpoint", "URL", "The device authorization endpoint, when not discovered."),
             .value("token-endpoint", "URL", "The token endpoint, when not discovered."),
+            .value(
+                "authorization-endpoint", "URL",
+                "The authorization endpoint of the code grant (--flow browser, paste), when not discovered."),
             .value("revocation-endpoint", "URL", "The revocation endpoint, when not discovered."),
             .value("userinfo-endpoint", "URL", "The userinfo endpoint, when not discovered."),
+            .value(
+                "redirect-port", "PORT",
+                "The loopback port of the code grant's redirect URI, for a provider that needs a registered port;"
+                    + " remembered. Default: a random port."),
             qrOption,
             .flag("json", "Print the token response as JSON (with an absolute expires_at) on stdout."),
         ] + LoginPresentation.options + [
@@ -176,9 +188,12 @@ struct LoginSettings: Sendable, Equatable {
         _ = try url("issuer")
         let device = try url("device-authorization-endpoint") ?? known?.deviceAuthorizationEndpoint
         let token = try url("token-endpoint") ?? known?.tokenEndpoint
-        if issuer == nil, device == nil || token == nil {
+        let authorization = try url("authorization-endpoint") ?? known?.authorizationEndpoint
+        if issuer == nil, token == nil || (device == nil && authorization == nil) {
             throw UsageError(
-                "give --issuer, or both --device-authorization-endpoint and --token-endpoint", command: command
+                "give --issuer, or --token-endpoint with --device-authorization-endpoint or --authorization-endpoint"
+                    + " (or both)",
+                command: command
             )
         }
         var parameters: [FormParameter] = []
@@ -251,7 +266,7 @@ struct LoginSettings: Sendable, Equatable {
                 additionalParameters: parameters, additionalHeaders: headers,
                 allowInsecureHTTP: options.flag("allow-insecure-http")
             ),
-            deviceAuthorizationEndpoint: device, tokenEndpoint: token,
+            deviceAuthorizationEndpoint: device, tokenEndpoint: token, authorizationEndpoint: authorization,
             revocationEndpoint: try url("revocation-endpoint") ?? known?.revocationEndpoint,
             userinfoEndpoint: try url("userinfo-endpoint") ?? known?.userinfoEndpoint,
             qr: qr, json: options.flag("json"), caFile: options.value("ca-file"),
@@ -260,6 +275,7 @@ struct LoginSettings: Sendable, Equatable {
             bindings: bindings, username: username, timeout: timeout, dpop: options.flag("dpop"),
             detach: options.flag("detach"), presentation: presentation, kiosk: kiosk, renew: renew, flow: flow,
             flowGiven: options.has("flow"),
+            redirectPort: try redirectPort(options, command: command) ?? provider?.redirectPort,
             warnings: (secret?.warnings ?? [])
                 + (provider.map {
                     providerWarnings($0, scopes: scopes ?? [], parameters: parameters, hasSecret: secret != nil)
@@ -367,6 +383,16 @@ struct LoginSettings: Sendable, Equatable {
         return flow
     }
 
+    /// The `--redirect-port` option; nil when not given.
+    /// - Throws: ``UsageError`` for anything but a port, 1 to 65535.
+    static func redirectPort(_ options: ParsedOptions, command: String) throws -> Int? {
+        guard let text = options.value("redirect-port") else { return nil }
+        guard let port = Int(text), (1...65_535).contains(port) else {
+            throw UsageError("--redirect-port must be a port, 1 to 65535, not '\(text)'", command: command)
+        }
+        return port
+    }
+
     /// The `--qr` option (default `auto`).
     /// - Throws: ``UsageError`` for a mode that is not auto, always or never.
     static func qrMode(_ options: ParsedOptions, command: String) throws -> QRMode {
@@ -397,10 +423,14 @@ struct LoginSettings: Sendable, Equatable {
                 .metadata(issuer: issuer)
             discovered = metadata
             endpoints = try ServerEndpoints(
-                metadata: metadata, deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint
+                metadata: metadata, deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint,
+                authorization: try? AuthorizationCodeFlow.authorizationEndpoint(
+                    of: metadata, override: authorizationEndpoint)
             )
-        } else if let deviceAuthorizationEndpoint, let tokenEndpoint {
-            endpoints = ServerEndpoints(deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint)
+        } else if let tokenEndpoint, deviceAuthorizationEndpoint != nil || authorizationEndpoint != nil {
+            endpoints = ServerEndpoints(
+                deviceAuthorization: deviceAuthorizationEndpoint, token: tokenEndpoint,
+                authorization: authorizationEndpoint)
         } else {
             throw DeviceLoginError(.configuration, "no issuer and no endpoints given")
         }

@@ -59,9 +59,9 @@ struct SignIn: Sendable {
 
     private func runFlow(transport: any HTTPTransport) async throws -> Result {
         let (endpoints, metadata) = try await settings.resolveServer(transport: transport)
-        let choice = try chooseFlow(metadata: metadata)
-        if let choice, let metadata, choice.flow != .device {
-            return try await codeGrant(choice, endpoints: endpoints, metadata: metadata, transport: transport)
+        let choice = try chooseFlow(endpoints: endpoints, metadata: metadata)
+        if let choice, choice.flow != .device {
+            return try await codeGrant(choice, endpoints: endpoints, transport: transport)
         }
         if let choice { try announce(choice) }
         let flow = DeviceFlow(
@@ -73,12 +73,12 @@ struct SignIn: Sendable {
             authorization = try await flow.requestAuthorization()
         } catch let error as DeviceLoginError {
             // auto offers the next flow when the device flow is refused as blocked; --flow device fails with advice.
-            guard let choice, let metadata,
+            guard let choice,
                 let next = FlowChoice.fallback(
                     after: error, decision: choice, preference: settings.flow,
-                    server: FlowChoice.Server(metadata: metadata), session: session)
+                    server: FlowChoice.Server(endpoints: endpoints), session: session)
             else { throw error }
-            return try await codeGrant(next, endpoints: endpoints, metadata: metadata, transport: transport)
+            return try await codeGrant(next, endpoints: endpoints, transport: transport)
         }
         if settings.kiosk {
             let response = try await KioskSignIn(settings: settings, context: context).poll(
@@ -113,27 +113,24 @@ struct SignIn: Sendable {
     /// Where the command runs, for `--flow auto`.
     private var session: FlowChoice.Session { FlowChoice.Session.current(environment: context.environment) }
 
-    /// The flow to run (nil: the device flow, with nothing to say): `--flow`'s choice when the server's metadata is
-    /// at hand and `--kiosk` is not given (the kiosk is device-flow only).
-    /// - Throws: ``DeviceLoginError`` (``DeviceLoginError/Code/configuration``) for `--flow browser` or `paste`
-    ///   without discovered metadata, or with a server that has no usable authorization endpoint.
-    private func chooseFlow(metadata: AuthorizationServerMetadata?) throws -> FlowChoice.Decision? {
-        guard !settings.kiosk, settings.flow != .device else { return nil }
-        guard let metadata else {
-            guard settings.flow == .auto else {
-                throw DeviceLoginError(
-                    .configuration, "--flow \(settings.flow.rawValue) needs the server's metadata: give --issuer")
-            }
+    /// The flow to run (nil: the device flow, with nothing to say — asked for, or the only one the server has):
+    /// `--flow`'s choice from the server's endpoints, unless `--kiosk` is given (the kiosk is device-flow only).
+    /// - Throws: ``DeviceLoginError`` (``DeviceLoginError/Code/configuration`` or
+    ///   ``DeviceLoginError/Code/discovery``) when the flow asked for needs an endpoint the server does not have
+    ///   or may not be used: the metadata's own refusal (no S256, no `query` response mode) when it was discovered.
+    private func chooseFlow(
+        endpoints: ServerEndpoints, metadata: AuthorizationServerMetadata?
+    ) throws -> FlowChoice.Decision? {
+        guard !settings.kiosk else { return nil }
+        if let metadata, settings.flow == .browser || settings.flow == .paste, endpoints.authorization == nil {
+            _ = try AuthorizationCodeFlow.authorizationEndpoint(of: metadata, override: settings.authorizationEndpoint)
+        }
+        let server = FlowChoice.Server(endpoints: endpoints)
+        let decision = try FlowChoice.choose(server: server, session: session, preference: settings.flow)
+        guard decision.flow != .device || (settings.flow == .auto && server.hasAuthorizationEndpoint) else {
             return nil
         }
-        // The device endpoint may be given by hand when the metadata has none: the device flow is there.
-        var server = FlowChoice.Server(metadata: metadata)
-        server.hasDeviceEndpoint = true
-        if settings.flow == .browser || settings.flow == .paste {
-            _ = try AuthorizationCodeFlow.authorizationEndpoint(of: metadata)
-        }
-        let decision = try FlowChoice.choose(server: server, session: session, preference: settings.flow)
-        return server.hasAuthorizationEndpoint ? decision : nil
+        return decision
     }
 
     /// Says which flow runs and why: one line on stderr (not with `--quiet`), and the `flow` event (`--events`).
@@ -144,12 +141,11 @@ struct SignIn: Sendable {
 
     /// Says which flow runs and why, then runs the code grant.
     private func codeGrant(
-        _ decision: FlowChoice.Decision, endpoints: ServerEndpoints, metadata: AuthorizationServerMetadata,
-        transport: any HTTPTransport
+        _ decision: FlowChoice.Decision, endpoints: ServerEndpoints, transport: any HTTPTransport
     ) async throws -> Result {
         try announce(decision)
         let response = try await CodeGrantSignIn(settings: settings, context: context).run(
-            decision.flow, endpoints: endpoints, metadata: metadata, transport: transport)
+            decision.flow, endpoints: endpoints, transport: transport)
         return Result(endpoints: endpoints, response: response, receivedAt: context.now())
     }
 

@@ -8,8 +8,11 @@ enum CLIHints {
     static func hint(for error: DeviceLoginError) -> String? {
         switch error.reason?.kind {
         case .missingEndpoint?:
-            guard let option = error.reason?.endpoint.flatMap({ endpointOptions[$0] }) else { return error.hint }
-            return "give the endpoint by hand (--\(option))"
+            guard let endpoint = error.reason?.endpoint, let option = endpointOptions[endpoint] else {
+                return error.hint
+            }
+            let otherwise = endpoint == .deviceAuthorization ? ", or sign in with --flow browser or paste" : ""
+            return "give the endpoint by hand (--\(option))" + otherwise
         case .scopeRefused?:
             return "ask for scopes the server knows (--scope)"
         case .notSignedIn?:
@@ -36,10 +39,14 @@ enum CLIHints {
         if let issuer = saved.issuer {
             words += ["--issuer", issuer]
         } else {
-            words += [
-                "--device-authorization-endpoint", saved.endpoints.deviceAuthorization.absoluteString,
-                "--token-endpoint", saved.endpoints.token.absoluteString,
-            ]
+            let endpoints = saved.endpoints
+            if let device = endpoints.deviceAuthorization {
+                words += ["--device-authorization-endpoint", device.absoluteString]
+            }
+            if let authorization = endpoints.authorization {
+                words += ["--authorization-endpoint", authorization.absoluteString]
+            }
+            words += ["--token-endpoint", endpoints.token.absoluteString]
         }
         words += ["--client-id", saved.clientID]
         if let scopes = saved.scopes, !scopes.isEmpty { words += ["--scope", scopes.joined(separator: " ")] }

@@ -12,7 +12,8 @@ import Foundation
 /// Like kubelogin, it may sign in again when the session ended — but only when kubectl allows it
 /// (`spec.interactive` is not false), a person can answer (``Interactivity``), and the profile was saved (so its
 /// server is known). Otherwise a missing sign-in is ``SignInNeeded`` at once (exit 77), which kubectl shows.
-/// It never reads standard input: kubectl passes its own on only in interactive mode, for the plugin's prompts.
+/// The sign-in follows the profile's remembered flow, as `login` does. It reads standard input only for a `paste`
+/// sign-in: kubectl passes its own on only in interactive mode, for the plugin's prompts.
 enum KubectlCredentialCommand {
     static let name = "kubectl-credential"
 
@@ -31,8 +32,8 @@ enum KubectlCredentialCommand {
             v1beta1 when the variable is not set) with status.token and status.expirationTimestamp. A valid
             stored token costs one file read and no request; one with less than 60 s left is refreshed first.
 
-            When the profile has no tokens or its session ended, it signs in again with the device flow, the
-            prompt on stderr as `login` shows it, only if kubectl allows it (interactiveMode IfAvailable or
+            When the profile has no tokens or its session ended, it signs in again with the profile's remembered
+            flow (device, browser or paste, as login --flow), the prompt on stderr as `login` shows it, only if kubectl allows it (interactiveMode IfAvailable or
             Always, and its stdin is a terminal), stderr is a terminal and CI is not set. Otherwise, and for a
             profile that was never saved, it fails at once (exit 77) with one line naming the login command.
 

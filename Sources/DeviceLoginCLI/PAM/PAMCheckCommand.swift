@@ -47,8 +47,9 @@ enum PAMCheckCommand {
             "- ask for a code as client \(configuration.clientID)"
                 + (configuration.clientSecretFile.map { " (secret from \($0))" } ?? " (a public client)")
                 + " with scope \"\(configuration.scopes.joined(separator: " "))\"",
-            "- show the link and code through the SSH session" + (configuration.qr ? ", with a QR code" : "")
-                + ", answered with Enter",
+            "- show the link and code through the SSH session"
+                + [.on: ", with a QR code", .off: "", .auto: ", with a QR code on a local terminal only"][
+                    configuration.qr, default: ""] + ", answered with Enter",
             "- wait at most \(configuration.deadline) s for the approval",
             "- verify the ID token (the issuer's key set, iss, aud, exp)",
             "- let the user in only when its \(configuration.usernameClaim.rawValue) claim "

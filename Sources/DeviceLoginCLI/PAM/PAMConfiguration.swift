@@ -43,8 +43,14 @@ struct PAMConfiguration: Sendable, Equatable {
     var groupsClaim: String
     /// How long the sign-in may take, in seconds (`deadline`).
     var deadline: Int
-    /// Whether the prompt carries a QR code (`qr`).
-    var qr: Bool
+    /// Whether the prompt carries a QR code (`qr`): `on`, `off`, or `auto` (the default: when the person's terminal
+    /// can show one, ``PAMClientTerminal/canShowQRCode``).
+    var qr: QRSetting
+
+    /// The `qr` key's values.
+    enum QRSetting: String, Sendable, Equatable {
+        case on, off, auto
+    }
 
     /// Where the module looks when it is given no `config=FILE`.
     static let defaultPath = "/etc/device-login/pam.conf"
@@ -211,10 +217,9 @@ struct PAMConfiguration: Sendable, Equatable {
         } else {
             deadline = Self.defaultDeadline
         }
-        switch values["qr"]?.value ?? "off" {
-        case "on": qr = true
-        case "off": qr = false
-        default: throw problem("qr", "'qr' must be on or off")
+        guard let qr = QRSetting(rawValue: values["qr"]?.value ?? "auto") else {
+            throw problem("qr", "'qr' must be on, off or auto")
         }
+        self.qr = qr
     }
 }

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// It writes JSON lines on stdout, the module's pipe: the flow's v1 events (``FlowEventEncoder``), one
 /// `pam_prompt` line whose `text` is the prompt the module shows through `pam_conv` (the same words and sanitiser
-/// as `login`'s prompt, a QR code with `qr = on`), and last one `pam_decision` line (``PAMDecision``). The ID token
+/// as `login`'s prompt, a QR code by `qr` and ``PAMClientTerminal``), and last one `pam_decision` line (``PAMDecision``). The ID token
 /// must verify (signature by the issuer's key set, `iss`, `aud`, `exp`) and its configured claim must be the user.
 /// Nothing is stored. Its exit code says the decision too: 0 allow, 65 deny, 69 unavailable, 78 a bad configuration.
 enum PAMHelperCommand {
@@ -23,6 +23,9 @@ enum PAMHelperCommand {
         options: [
             .value("config", "FILE", "The module's configuration file."),
             .value("user", "USER", "The user PAM signs in."),
+            .value("client-tty", "TTY", "PAM_TTY, for qr = auto."),
+            .value("client-term", "TERM", "TERM in the PAM environment, for qr = auto."),
+            .flag("client-remote", "PAM_RHOST is set, for qr = auto."),
         ],
         discussion: "Writes JSON lines for the module on stdout: v1 events, pam_prompt and pam_decision.",
         exitCodes: [.denied, .unavailable, .configuration],
@@ -41,7 +44,10 @@ enum PAMHelperCommand {
             try report(PAMDecision(verdict: .unavailable, reason: error.description), context: context)
             return .configuration
         }
-        let decision = await decide(configuration: configuration, user: user, context: context)
+        let terminal = PAMClientTerminal(
+            tty: options.value("client-tty"), isRemote: options.flag("client-remote"),
+            term: options.value("client-term"))
+        let decision = await decide(configuration: configuration, user: user, terminal: terminal, context: context)
         try report(decision, context: context)
         switch decision.verdict {
         case .allow: return .success
@@ -51,11 +57,13 @@ enum PAMHelperCommand {
     }
 
     /// Runs the sign-in within the configured deadline and decides.
-    static func decide(configuration: PAMConfiguration, user: String, context: CLIContext) async -> PAMDecision {
+    static func decide(
+        configuration: PAMConfiguration, user: String, terminal: PAMClientTerminal? = nil, context: CLIContext
+    ) async -> PAMDecision {
         do {
             let deadline = Duration.seconds(configuration.deadline)
             let decision = try await SignIn.within(deadline, clock: context.clock) {
-                try await signIn(configuration: configuration, user: user, context: context)
+                try await signIn(configuration: configuration, user: user, terminal: terminal, context: context)
             }
             return decision ?? .deadlinePassed(seconds: configuration.deadline)
         } catch let error as PAMConfiguration.Problem {
@@ -84,7 +92,7 @@ enum PAMHelperCommand {
 
     /// Discovery, the device flow with its prompt and event lines, and the decision on the token response.
     private static func signIn(
-        configuration: PAMConfiguration, user: String, context: CLIContext
+        configuration: PAMConfiguration, user: String, terminal: PAMClientTerminal?, context: CLIContext
     ) async throws -> PAMDecision {
         let secret = try configuration.clientSecret()
         let map = try configuration.userMap()
@@ -106,7 +114,8 @@ enum PAMHelperCommand {
         if let line = encoder.line(for: .authorizationReceived(authorization), context: .init(at: now())) {
             try stdout.line(line)
         }
-        try stdout.line(promptLine(authorization, configuration: configuration, context: context))
+        try stdout.line(
+            promptLine(authorization, configuration: configuration, terminal: terminal, context: context))
         // An event line that cannot be written (the module is gone) is dropped: the module kills this process.
         let response = try await flow.pollForToken(authorization) { event in
             if let line = encoder.line(for: event, context: .init(at: now())) { try? stdout.line(line) }
@@ -146,12 +155,13 @@ enum PAMHelperCommand {
 
     /// The `pam_prompt` line: the prompt as `login` words it, for the module to show as one `pam_conv` message.
     static func promptLine(
-        _ authorization: DeviceAuthorization, configuration: PAMConfiguration, context: CLIContext,
-        machineName: String? = MachineName.current()
+        _ authorization: DeviceAuthorization, configuration: PAMConfiguration, terminal: PAMClientTerminal? = nil,
+        context: CLIContext, machineName: String? = MachineName.current()
     ) -> String {
+        let shows = (terminal ?? PAMClientTerminal(tty: nil, isRemote: true, term: nil)).showsQRCode(configuration.qr)
         let settings = SignInSettings(
             capabilities: TerminalCapabilities(isTerminal: false, isUTF8: true, term: nil),
-            qrMode: configuration.qr ? .always : .never, machineName: machineName
+            qrMode: shows ? .always : .never, machineName: machineName
         )
         let secondsLeft = max(0, DateText.seconds(from: context.now(), to: authorization.expiresAt))
         let text = PromptRenderer(settings: settings).render(authorization, secondsLeft: secondsLeft)

@@ -63,19 +63,26 @@ public struct PromptRenderer: SignInLayout {
         return place(qrSection(for: QRTarget(check), below: text), around: text)
     }
 
-    /// A sign-in link's prompt with the QR code of the link (the authorization code grant's paste mode, where the
-    /// link may be opened on another device): the QR code and its caption above `text`, under the same ``QRMode``
-    /// rules as the device flow's, and only when the link's host check (against `issuer`) allows one; otherwise
-    /// `text` and, where the device flow would say why, one line saying why there is none.
+    /// The prompt of a sign-in link of the authorization code grant's paste mode, where the link may be opened on
+    /// any device: the host check's warnings (a link outside the issuer's domain, an internationalised host), `lead`
+    /// (what to do), the link indented on a line of its own, the host it leads to, and "Only continue if you started
+    /// this sign-in on NAME just now." — the device flow's words (`SignInText`) — with the QR code of the link above
+    /// them by the ``QRMode`` rules, when the host check allows one.
     ///
     /// - Parameters:
-    ///   - text: The prompt's lines without the QR code (the words and the link as shown).
-    ///   - link: The link to encode.
+    ///   - lead: What to do with the link, in the caller's words.
+    ///   - link: The link.
     ///   - issuer: The issuer the sign-in was started with; nil skips the comparison.
     /// - Returns: The lines of the prompt.
-    public func lines(_ text: [String], withQRCodeOf link: String, issuer: String?) -> [String] {
+    public func lines(lead: String, signInLink link: String, issuer: String?) -> [String] {
         let check = VerificationHostCheck(verificationURI: link, verificationURIComplete: nil, issuer: issuer)
-        return place(qrSection(for: QRTarget(signInLink: check), below: text), around: text)
+        let text = SignInText(signInLink: check, settings: settings)
+        var lines = text.paragraphs(.warning).map { $0.line(capabilities: capabilities) } + [lead]
+        for paragraph in text.paragraphs where paragraph.part != .warning {
+            let line = paragraph.line(capabilities: capabilities)
+            lines.append(paragraph.part == .link ? "  " + line : line)
+        }
+        return place(qrSection(for: QRTarget(signInLink: check), below: lines), around: lines)
     }
 
     /// `text` with the QR code above it, or the notice below it.

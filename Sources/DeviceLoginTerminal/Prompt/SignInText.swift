@@ -128,32 +128,8 @@ struct SignInText: Sendable, Hashable {
         }
         func paragraph(_ part: Part, _ spans: Span...) -> Paragraph { Paragraph(part: part, spans: spans) }
         let ellipsis = capabilities.isUTF8 ? "…" : "..."
-        var paragraphs: [Paragraph] = []
-        if let refusal = check.refusal {
-            paragraphs.append(paragraph(.refusal, Span("Refused to show the sign-in address: " + clean(refusal) + ".")))
-        } else if let uri = check.shownVerificationURI {
-            // A warning is about the link: with no link shown, there is nothing for it to warn of.
-            paragraphs += check.warnings.map { Self.warning($0, capabilities: capabilities) }
-            paragraphs.append(paragraph(.caption, Span("Open this page in a browser:")))
-            paragraphs.append(paragraph(.link, Span(uri.string, .bold)))
-            paragraphs.append(
-                paragraph(.host, Span("You will be sent to "), Span(uri.hostAndPort, .bold), Span(".")))
-        } else {
-            paragraphs.append(
-                paragraph(
-                    .refusal,
-                    Span("Refused to show the sign-in address: the server sent one that is not a plain http(s) link.")))
-        }
-        let name = settings.machineName.map { clean($0, maxLength: Self.maximumMachineNameLength) } ?? ""
-        if name.isEmpty {
-            paragraphs.append(
-                paragraph(.continueHere, Span("Only continue if you started this sign-in on this computer just now.")))
-        } else {
-            paragraphs.append(
-                paragraph(
-                    .continueHere, Span("Only continue if you started this sign-in on "), Span(name, .bold),
-                    Span(" just now.")))
-        }
+        var paragraphs = Self.whereToGo(check, caption: "Open this page in a browser:", capabilities: capabilities)
+        paragraphs.append(Self.continueHere(settings))
         code = clean(authorization.userCode)
         paragraphs.append(Self.code(authorization.userCode, capabilities: capabilities))
         switch countdown {
@@ -177,6 +153,60 @@ struct SignInText: Sendable, Hashable {
                 paragraph(.status, Span("Network problem, retrying" + ellipsis + (reason.isEmpty ? "" : " " + reason))))
         }
         self.paragraphs = paragraphs
+    }
+
+    /// The text of a sign-in link of the authorization code grant (its paste mode, where the link may be opened on
+    /// any device): the host check's warnings, the link and the host it leads to (or the refusal), and "Only
+    /// continue if you started this sign-in on NAME just now." — the device flow's words, without a code or a
+    /// countdown.
+    ///
+    /// - Parameters:
+    ///   - check: The link's host check against the issuer the sign-in was started with.
+    ///   - settings: The terminal's character set and the machine's name.
+    init(signInLink check: VerificationHostCheck, settings: SignInSettings) {
+        paragraphs =
+            Self.whereToGo(check, caption: nil, capabilities: settings.capabilities) + [Self.continueHere(settings)]
+        code = ""
+    }
+
+    /// The warnings, the caption (when given), the link and its host; or one refusal.
+    private static func whereToGo(
+        _ check: VerificationHostCheck, caption: String?, capabilities: TerminalCapabilities
+    ) -> [Paragraph] {
+        func paragraph(_ part: Part, _ spans: Span...) -> Paragraph { Paragraph(part: part, spans: spans) }
+        if let refusal = check.refusal {
+            let refusal = clean(refusal, capabilities: capabilities)
+            return [paragraph(.refusal, Span("Refused to show the sign-in address: " + refusal + "."))]
+        }
+        guard let uri = check.shownVerificationURI else {
+            return [
+                paragraph(
+                    .refusal,
+                    Span("Refused to show the sign-in address: the server sent one that is not a plain http(s) link."))
+            ]
+        }
+        // A warning is about the link: with no link shown, there is nothing for it to warn of.
+        return check.warnings.map { warning($0, capabilities: capabilities) }
+            + (caption.map { [paragraph(.caption, Span($0))] } ?? [])
+            + [
+                paragraph(.link, Span(uri.string, .bold)),
+                paragraph(.host, Span("You will be sent to "), Span(uri.hostAndPort, .bold), Span(".")),
+            ]
+    }
+
+    /// "Only continue if you started this sign-in on NAME just now." (RFC 10027), "on this computer" without a name.
+    private static func continueHere(_ settings: SignInSettings) -> Paragraph {
+        let name = settings.machineName.map {
+            clean($0, maxLength: maximumMachineNameLength, capabilities: settings.capabilities)
+        }
+        guard let name, !name.isEmpty else {
+            return Paragraph(
+                part: .continueHere,
+                spans: [Span("Only continue if you started this sign-in on this computer just now.")])
+        }
+        return Paragraph(
+            part: .continueHere,
+            spans: [Span("Only continue if you started this sign-in on "), Span(name, .bold), Span(" just now.")])
     }
 
     /// The paragraphs for `part`, in order.

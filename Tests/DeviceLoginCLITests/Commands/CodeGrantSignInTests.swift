@@ -10,8 +10,9 @@ import Testing
 @Suite("login --flow browser|paste|auto: the authorization code grant through the CLI")
 struct CodeGrantSignInTests {
     /// A mock that serves the code grant, approving at once, its client registered for the loopback redirect.
-    static func model(deviceRefusal: Bool = false) -> MockAuthorizationServer {
+    static func model(deviceRefusal: Bool = false, deviceEndpoint: Bool = true) -> MockAuthorizationServer {
         var configuration = MockAuthorizationServer.Configuration(interval: 1, defaultScript: .approve(after: .zero))
+        configuration.advertisesDeviceAuthorizationEndpoint = deviceEndpoint
         configuration.codeGrant = MockAuthorizationServer.CodeGrantSettings()
         configuration.clients[0].redirectURIs = ["http://127.0.0.1/callback"]
         if deviceRefusal {
@@ -188,5 +189,94 @@ struct CodeGrantSignInTests {
             #expect(second.code == .success, "\(second.stderr)")
             #expect(second.stderr.contains("signing in with the browser on this device, as asked"))
         }
+    }
+
+    @Test("a server with no device endpoint: auto pastes without a graphical session; --flow device says why not")
+    func codeOnlyServer() async throws {
+        let model = Self.model(deviceEndpoint: false)
+        try await LoopbackServer.withRunning(model: model) { server in
+            let auto = await login(
+                server, ["--qr", "never"], environment: ["SSH_TTY": "/dev/pts/1"],
+                stdin: .bytes(Array("not a code at all\n".utf8)))
+            #expect(auto.stderr.contains("signing in with a pasted code: over SSH, and the server has no device flow"))
+            let device = await login(server, ["--flow", "device"])
+            #expect(device.code == .configuration, "\(device.stderr)")
+            #expect(device.stderr.contains("the device flow needs the server's device authorization endpoint"))
+            #expect(model.requests.allSatisfy { $0.endpoint != .deviceAuthorization })
+        }
+    }
+
+    @Test("without discovery: --authorization-endpoint and --token-endpoint sign in; the profile keeps both")
+    func withoutDiscovery() async throws {
+        let model = Self.model(deviceEndpoint: false)
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("code-only-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        try await LoopbackServer.withRunning(model: model) { server in
+            let environment = [
+                "DEVICE_LOGIN_HOME": home.path, "DISPLAY": ":0", "BROWSER": "curl -s -o /dev/null -L --max-time 10",
+            ]
+            let arguments = [
+                "login", "--authorization-endpoint", server.issuer + "/authorize", "--token-endpoint",
+                server.issuer + "/token", "--client-id", "test-client", "--json",
+            ]
+            let result = await CLIHarness.run(arguments, environment: environment)
+            #expect(result.code == .success, "\(result.stderr)")
+            #expect(result.stderr.contains("signing in with the browser on this device: a graphical session"))
+            #expect(
+                model.requests.allSatisfy { $0.endpoint != .openIDConfiguration && $0.endpoint != .deviceAuthorization }
+            )
+            let saved = try String(contentsOf: home.appendingPathComponent("default.json"), encoding: .utf8)
+            let escaped = server.issuer.replacing("/", with: "\\/")
+            #expect(saved.contains(#""authorization_endpoint" : ""# + escaped + #"\/authorize""#), "\(saved)")
+            #expect(!saved.contains("device_authorization_endpoint"))
+            #expect(model.violations.isEmpty, "\(model.violations)")
+        }
+    }
+
+    @Test("--token-endpoint alone names no flow: a usage error")
+    func tokenEndpointAlone() async {
+        let result = await CLIHarness.run(
+            ["login", "--token-endpoint", "https://a.example/token", "--client-id", "c"])
+        #expect(result.code == .usage)
+        #expect(result.stderr.contains("--device-authorization-endpoint or --authorization-endpoint"))
+    }
+
+    /// A port free on 127.0.0.1 now (bound, read and closed again).
+    private static func freePort() throws -> Int {
+        let listener = try LoopbackRedirectListener(address: .ipv4)
+        defer { listener.close() }
+        return Int(listener.port)
+    }
+
+    @Test("--redirect-port fixes the listener's port, the profile remembers it; a port taken is refused clearly")
+    func redirectPort() async throws {
+        let model = Self.model()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("redirect-port-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        try await LoopbackServer.withRunning(model: model) { server in
+            let environment = ["DEVICE_LOGIN_HOME": home.path, "BROWSER": "curl -s -o /dev/null -L --max-time 10"]
+            let arguments = [
+                "login", "--issuer", server.issuer, "--client-id", "test-client", "--json", "--flow", "browser",
+            ]
+            let port = try Self.freePort()
+            let first = await CLIHarness.run(arguments + ["--redirect-port", String(port)], environment: environment)
+            #expect(first.code == .success, "\(first.stderr)")
+            #expect(first.stderr.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A\(port)%2Fcallback"))
+            let saved = try String(contentsOf: home.appendingPathComponent("default.json"), encoding: .utf8)
+            #expect(saved.contains(#""redirect_port" : \#(port)"#), "\(saved)")
+            // Signed in again without the option: the same port; and refused while another program holds it.
+            let holder = try LoopbackRedirectListener(address: .ipv4, port: UInt16(port))
+            let taken = await CLIHarness.run(arguments, environment: environment)
+            holder.close()
+            #expect(taken.code == .configuration, "\(taken.stderr)")
+            #expect(taken.stderr.contains("could not listen on 127.0.0.1:\(port)"), "\(taken.stderr)")
+            #expect(taken.stderr.contains("another program may hold the port"))
+            let again = await CLIHarness.run(arguments, environment: environment)
+            #expect(again.code == .success, "\(again.stderr)")
+            #expect(again.stderr.contains("127.0.0.1%3A\(port)%2Fcallback"))
+        }
+        let bad = await CLIHarness.run(
+            ["login", "--issuer", "https://a.example", "--client-id", "c", "--redirect-port", "70000"])
+        #expect(bad.code == .usage && bad.stderr.contains("--redirect-port must be a port, 1 to 65535"))
     }
 }

@@ -250,7 +250,7 @@ struct DetachedSignInTests {
         let home = try BinaryHarness.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
         let endpoints = ServerEndpoints(
-            deviceAuthorization: try #require(URL(string: "http://127.0.0.1:9/device")),
+            deviceAuthorization: URL(string: "http://127.0.0.1:9/device"),
             token: try #require(URL(string: "http://127.0.0.1:9/token")))
         let response = DeviceAuthorizationResponse(
             deviceCode: "dc", userCode: "WDJB-MJHT", verificationURI: "http://127.0.0.1:9/device", expiresIn: 600)

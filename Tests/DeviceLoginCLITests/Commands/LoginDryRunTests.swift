@@ -30,13 +30,14 @@ struct LoginDryRunTests {
                   issuer:                         none (no discovery)
                   device authorization endpoint:  https://github.com/login/device/code
                   token endpoint:                 https://github.com/login/oauth/access_token
+                  authorization endpoint:         https://github.com/login/oauth/authorize
                   revocation endpoint:            none
                   userinfo endpoint:              none
                   scopes:                         repo read:org
                   client ID:                      app
                   client authentication:          none (a public client)
                   DPoP:                           no
-                  flow:                           auto: the device flow (without discovery there is no authorization_endpoint)
+                  flow:                           auto: the device flow: no graphical session, and the server offers it
                   saved to:                       profile 'default' (/nonexistent/device-login/default.json)
 
                 """)
@@ -80,6 +81,7 @@ struct LoginDryRunTests {
                                                   then http://127.0.0.1:8080/.well-known/openid-configuration/realms/ops
                   device authorization endpoint:  from discovery
                   token endpoint:                 from discovery
+                  authorization endpoint:         from discovery, if listed
                   revocation endpoint:            from discovery, if listed
                   userinfo endpoint:              from discovery, if listed
                   scopes:                         openid profile offline_access if discovery says the server is an \
@@ -130,7 +132,8 @@ struct LoginDryRunTests {
         #expect(
             Set(object.keys) == [
                 "v", "dry_run", "provider", "issuer", "discovery_urls", "device_authorization_endpoint",
-                "token_endpoint", "revocation_endpoint", "userinfo_endpoint", "scopes", "resources", "parameters",
+                "token_endpoint", "authorization_endpoint", "revocation_endpoint", "userinfo_endpoint", "scopes",
+                "resources", "parameters",
                 "headers", "client_id", "client_authentication", "dpop", "flow", "flow_choice", "profile", "store",
             ])
         #expect(result.stderr.contains("device-login: warning: Google's device flow accepts only the scopes"))

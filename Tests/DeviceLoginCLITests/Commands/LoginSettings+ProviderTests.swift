@@ -188,13 +188,13 @@ struct LoginSettingsProviderTests {
         #expect(server.violations.isEmpty)
     }
 
-    @Test("github: device_flow_disabled says to enable Device Flow in the app's settings")
+    @Test("github: device_flow_disabled says to enable Device Flow in the app's settings (with --flow device)")
     func githubDeviceFlowDisabled() async throws {
         let clock = ManualClock()
         let server = Self.github(clock: clock) {
             $0.deviceAuthorizationFaults = [1: .oauthError(OAuthError.Code(rawValue: "device_flow_disabled"))]
         }
-        let result = try await login(["--provider", "github"], server: server, clock: clock)
+        let result = try await login(["--provider", "github", "--flow", "device"], server: server, clock: clock)
         #expect(result.code == .protocolError)
         #expect(result.stderr.contains("hint: GitHub has the device flow turned off for this app"), "\(result.stderr)")
     }

@@ -72,7 +72,7 @@ struct ProviderBinaryTests {
             #expect(result.status.stdout.contains(#""provider":"keycloak""#), "\(result.status.stdout)")
             #expect(result.profile?.issuer == host + "/realms/demo")
             #expect(
-                result.profile?.endpoints.deviceAuthorization.absoluteString
+                result.profile?.endpoints.deviceAuthorization?.absoluteString
                     == host + "/realms/demo/protocol/openid-connect/auth/device")
             #expect(model.requests.first?.endpoint == .openIDConfiguration)
             #expect(model.violations.isEmpty)

@@ -140,7 +140,7 @@ struct StatusCommandTests {
     ) throws -> StatusCommand.Report {
         let endpoints = ServerEndpoints(
             issuer: ProfileFixture.issuer,
-            deviceAuthorization: try #require(URL(string: "https://auth.example.test/d")),
+            deviceAuthorization: URL(string: "https://auth.example.test/d"),
             token: try #require(URL(string: "https://auth.example.test/t"))
         )
         let profile = try Profile(
@@ -157,7 +157,7 @@ struct StatusCommandTests {
     ) throws -> PendingAuthorization {
         let endpoints = ServerEndpoints(
             issuer: "https://auth.example.com",
-            deviceAuthorization: try #require(URL(string: "https://auth.example.com/device")),
+            deviceAuthorization: URL(string: "https://auth.example.com/device"),
             token: try #require(URL(string: "https://auth.example.com/token")))
         let response = DeviceAuthorizationResponse(
             deviceCode: "DEVICE-CODE-SECRET", userCode: "WDJB-MJHT", verificationURI: verificationURI,

@@ -203,7 +203,7 @@ struct StoreProblemTests {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let marker = 1_234_567_890.5
         let endpoints = ServerEndpoints(
-            issuer: "https://auth.example.test", deviceAuthorization: try #require(URL(string: "https://a.test/d")),
+            issuer: "https://auth.example.test", deviceAuthorization: URL(string: "https://a.test/d"),
             token: try #require(URL(string: "https://a.test/t"))
         )
         let profile = try Profile(endpoints: endpoints, clientID: "cli")

@@ -282,7 +282,7 @@ struct DPoPCommandTests {
         #expect(try await LoginSettings.parse(options).dpop)
         let profile = try Profile(
             endpoints: ServerEndpoints(
-                deviceAuthorization: try #require(URL(string: "https://a/d")),
+                deviceAuthorization: URL(string: "https://a/d"),
                 token: try #require(URL(string: "https://a/t"))),
             clientID: "cli", usesDPoP: true)
         #expect(LoginSettings(signingInAgain: profile, client: ClientConfiguration(clientID: "cli"), caFile: nil).dpop)

@@ -278,7 +278,7 @@ struct DockerCredentialProgramTests {
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: BinaryHarness.binary)
         let token = "access-" + UUID().uuidString
         let endpoints = ServerEndpoints(
-            deviceAuthorization: try #require(URL(string: "https://auth.example.test/device")),
+            deviceAuthorization: URL(string: "https://auth.example.test/device"),
             token: try #require(URL(string: "https://auth.example.test/token")))
         let profile = try Profile(
             name: "registry", endpoints: endpoints, clientID: "app",

@@ -167,7 +167,7 @@ struct GitCredentialCommandTests {
     func username(asked: String?, profileUsername: String?, answer: String?) throws {
         let profile = try Profile(
             endpoints: ServerEndpoints(
-                deviceAuthorization: try #require(URL(string: "https://a.example/device")),
+                deviceAuthorization: URL(string: "https://a.example/device"),
                 token: try #require(URL(string: "https://a.example/token"))),
             clientID: "app", username: profileUsername)
         #expect(GitCredentialCommand.answerUsername(asked: asked, profile: profile) == answer)

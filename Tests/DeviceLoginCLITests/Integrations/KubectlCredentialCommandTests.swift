@@ -209,6 +209,38 @@ struct KubectlCredentialCommandTests {
         #expect(server.lastAuthorization?.scopes == ["openid", "offline_access"])
     }
 
+    @Test("a person there: the sign-in again follows the profile's remembered flow, here the browser's code grant")
+    func signsInAgainWithTheRememberedFlow() async throws {
+        let fixture = try ProfileFixture()
+        defer { fixture.remove() }
+        var configuration = MockAuthorizationServer.Configuration(interval: 1, defaultScript: .approve(after: .zero))
+        configuration.codeGrant = MockAuthorizationServer.CodeGrantSettings()
+        configuration.clients[0].redirectURIs = ["http://127.0.0.1/callback"]
+        let model = MockAuthorizationServer(configuration: configuration)
+        try await LoopbackServer.withRunning(model: model) { server in
+            var endpoints = try model.endpoints()
+            endpoints.authorization = URL(string: server.issuer + "/authorize")
+            var profile = try Profile(
+                name: "work", issuer: server.issuer, endpoints: endpoints,
+                clientID: MockAuthorizationServer.Configuration.defaultClientID, scopes: ["openid", "offline_access"])
+            profile.flow = "browser"
+            try await FileTokenStore(directory: fixture.home.path).save(ProfileRecord(profile: profile, tokens: nil))
+            var environment = fixture.environment
+            environment["KUBERNETES_EXEC_INFO"] = Self.execInfo(interactive: true)
+            environment["BROWSER"] = "curl -s -o /dev/null -L --max-time 10"
+            var (context, stdout, stderr) = CLIHarness.context(environment: environment)
+            context.stdinIsTerminal = true
+            context.terminal = TerminalCapabilities(
+                isTerminal: true, columns: 100, rows: 40, isUTF8: true, noColor: true, term: "xterm-256color")
+            let code = await CLI.run(["kubectl-credential", "--profile", "work"], context: context)
+            #expect(code == .success, "\(stderr())")
+            #expect(stderr().contains("signing in with the browser on this device, as asked"), "\(stderr())")
+            #expect(stdout().contains(#""kind":"ExecCredential""#))
+            #expect(model.requests.allSatisfy { $0.endpoint != .deviceAuthorization })
+            #expect(model.violations.isEmpty, "\(model.violations)")
+        }
+    }
+
     @Test("a person there: the server ends the session at refresh, and the plugin signs in again")
     func sessionEndedSignsInAgain() async throws {
         let fixture = try ProfileFixture()

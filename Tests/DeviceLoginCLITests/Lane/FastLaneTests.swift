@@ -174,7 +174,7 @@ struct FastLaneTests {
         let profiles = try ProfileFixture()
         defer { profiles.remove() }
         let endpoints = ServerEndpoints(
-            issuer: ProfileFixture.issuer, deviceAuthorization: try #require(URL(string: "https://a.test/device")),
+            issuer: ProfileFixture.issuer, deviceAuthorization: URL(string: "https://a.test/device"),
             token: try #require(URL(string: "https://a.test/token")))
         let now = Date()
         let tokens = TokenSet(accessToken: "at-1", expiresAt: now.addingTimeInterval(3600), issuedAt: now)

@@ -19,7 +19,7 @@ struct PAMConfigurationTests {
         #expect(configuration.allowedGroups.isEmpty)
         #expect(configuration.groupsClaim == "groups")
         #expect(configuration.deadline == PAMConfiguration.defaultDeadline)
-        #expect(configuration.qr == false)
+        #expect(configuration.qr == .auto)
     }
 
     @Test("every key, with comments, blank lines, tabs and CR LF")
@@ -45,7 +45,7 @@ struct PAMConfigurationTests {
         #expect(configuration.allowedGroups == ["admins", "ops", "sre"])
         #expect(configuration.groupsClaim == "roles")
         #expect(configuration.deadline == 90)
-        #expect(configuration.qr)
+        #expect(configuration.qr == .on)
     }
 
     @Test(
@@ -70,7 +70,7 @@ struct PAMConfigurationTests {
             ("issuer = https://a\nclient_id = a\ndeadline = 9\n", 3, "'deadline' must be whole seconds, 10 to 600"),
             ("issuer = https://a\nclient_id = a\ndeadline = 601\n", 3, "'deadline' must be whole seconds"),
             ("issuer = https://a\nclient_id = a\ndeadline = 1e2\n", 3, "'deadline' must be whole seconds"),
-            ("issuer = https://a\nclient_id = a\nqr = yes\n", 3, "'qr' must be on or off"),
+            ("issuer = https://a\nclient_id = a\nqr = yes\n", 3, "'qr' must be on, off or auto"),
             ("issuer = https://a\nclient_id = a\ngroups_claim = roles\n", 3, "without 'allowed_groups'"),
             ("issuer = https://a\nclient_id = a\u{1B}[2J\n", 2, "control or invisible character"),
             ("issuer = https://a\nclient_id = a\u{202E}\n", 2, "control or invisible character"),

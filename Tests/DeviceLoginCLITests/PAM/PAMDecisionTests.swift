@@ -110,15 +110,41 @@ struct PAMDecisionTests {
         let authorization = DeviceAuthorization(response: response, receivedAt: now, issuer: "https://id.example.com")
         var context = CLIHarness.context().context
         context.now = { now }
-        func text(_ lines: String) throws -> String {
+        func text(_ lines: String, terminal: PAMClientTerminal? = nil) throws -> String {
             let line = PAMHelperCommand.promptLine(
-                authorization, configuration: try Self.configuration(lines), context: context, machineName: "b")
+                authorization, configuration: try Self.configuration(lines), terminal: terminal, context: context,
+                machineName: "b")
             let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             return try #require(object["text"] as? String)
         }
         let blocks: Set<Character> = ["\u{2580}", "\u{2584}", "\u{2588}"]
         #expect(try text("qr = on\n").contains(where: blocks.contains))
         #expect(try !text("qr = off\n").contains(where: blocks.contains))
+        // auto: a local terminal gets one; sshd's conversation (PAM_TTY ssh, a remote host) none.
+        let console = PAMClientTerminal(tty: "/dev/tty1", isRemote: false, term: "linux")
+        let sshd = PAMClientTerminal(tty: "ssh", isRemote: true, term: nil)
+        #expect(try text("qr = auto\n", terminal: console).contains(where: blocks.contains))
+        #expect(try !text("qr = auto\n", terminal: sshd).contains(where: blocks.contains))
+        #expect(try !text("", terminal: sshd).contains(where: blocks.contains))
+        #expect(try !text("qr = off\n", terminal: console).contains(where: blocks.contains))
+        #expect(try text("qr = on\n", terminal: sshd).contains(where: blocks.contains))
+    }
+
+    @Test(
+        "qr = auto: a QR code only for a terminal on this machine with a TERM that is not dumb",
+        arguments: [
+            ("/dev/tty1", false, "linux", true), ("tty2", false, "xterm-256color", true),
+            ("pts/3", false, "xterm", true), ("/dev/pts/0", false, "screen", true),
+            ("ssh", true, nil, false), ("ssh", false, "xterm", false), ("/dev/pts/0", true, "xterm", false),
+            ("/dev/tty1", false, "dumb", false), ("/dev/tty1", false, "", false), ("/dev/tty1", false, nil, false),
+            (nil, false, "xterm", false), (":0", false, "xterm", false),
+            ("/dev/" + String(repeating: "x", count: 80), false, "xterm", false),
+        ] as [(String?, Bool, String?, Bool)])
+    func qrAutoRule(tty: String?, remote: Bool, term: String?, shows: Bool) {
+        let terminal = PAMClientTerminal(tty: tty, isRemote: remote, term: term)
+        #expect(terminal.canShowQRCode == shows)
+        #expect(terminal.showsQRCode(.auto) == shows)
+        #expect(terminal.showsQRCode(.on) && !terminal.showsQRCode(.off))
     }
 
     @Test("the decision line: verdict, sanitised reason, and the person's message only where there is one")

@@ -73,7 +73,7 @@ enum ProcessHarness {
     /// request; returns the token.
     static func saveSignedInProfile(home: URL, name: String = "default") async throws -> String {
         let endpoints = ServerEndpoints(
-            deviceAuthorization: try #require(URL(string: "https://auth.example.test/device")),
+            deviceAuthorization: URL(string: "https://auth.example.test/device"),
             token: try #require(URL(string: "https://auth.example.test/token"))
         )
         let token = "access-" + UUID().uuidString

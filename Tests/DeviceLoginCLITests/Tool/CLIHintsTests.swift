@@ -44,7 +44,8 @@ struct CLIHintsTests {
         check(
             try #require(throws: DeviceLoginError.self) { try ServerEndpoints(metadata: noDevice) },
             reason: .missingEndpoint(.deviceAuthorization),
-            cliHint: "give the endpoint by hand (--device-authorization-endpoint)")
+            cliHint:
+                "give the endpoint by hand (--device-authorization-endpoint), or sign in with --flow browser or paste")
         let noToken = try AuthorizationServerMetadata(jsonObject: [
             "issuer": .string("https://a.example"),
             "device_authorization_endpoint": .string("https://a.example/device"),

@@ -79,7 +79,7 @@ struct VerboseTests {
                 #expect(trace.contains { $0.hasPrefix("device-login: http: < 200 (") && $0.hasSuffix(" ms)") })
             }
             let token = endpoints.token.absoluteString
-            let device = endpoints.deviceAuthorization.absoluteString
+            let device = try #require(endpoints.deviceAuthorization).absoluteString
             #expect(login.stderr.contains("device-login: http: > POST \(device)\n"))
             #expect(login.stderr.contains("device-login: http: > POST \(token)\n"))
             #expect(login.stderr.contains("client_secret=[redacted, \(Self.clientSecret.count) chars]"))

@@ -255,22 +255,57 @@ struct PromptRendererTests {
     static let pasteLink =
         "https://auth.example.com/authorize?response_type=code&client_id=app&state=s1&code_challenge=c1"
 
+    static let lead = "Open this link in a browser on any device and sign in:"
+
+    /// The paste prompt's lines for `link` started with `issuer`.
+    private func pastePrompt(
+        _ mode: QRMode, link: String = pasteLink, issuer: String? = "https://auth.example.com",
+        machineName: String? = "build-7"
+    ) -> [String] {
+        PromptRenderer(capabilities: Fixtures.pipe, qrMode: mode, machineName: machineName)
+            .lines(lead: Self.lead, signInLink: link, issuer: issuer)
+    }
+
+    @Test("A pasted sign-in's link: the lead, the link, the host it leads to, and only continue if started on NAME")
+    func linkWords() {
+        #expect(
+            pastePrompt(.never) == [
+                Self.lead, "  " + Self.pasteLink, "You will be sent to auth.example.com.",
+                "Only continue if you started this sign-in on build-7 just now.",
+            ])
+        #expect(
+            pastePrompt(.never, machineName: nil).last
+                == "Only continue if you started this sign-in on this computer just now.")
+    }
+
+    @Test("A pasted sign-in's link on a host outside the issuer's domain: the phishing warning comes first")
+    func linkWarning() {
+        let lines = pastePrompt(.never, link: "https://login.evil.example/authorize?state=s1")
+        #expect(lines.first?.hasPrefix("Warning: ") == true, "\(lines)")
+        #expect(lines.first?.contains("login.evil.example") == true)
+        #expect(lines.first?.contains("auth.example.com") == true)
+        #expect(lines.dropFirst().first == Self.lead)
+        #expect(pastePrompt(.never).allSatisfy { !$0.hasPrefix("Warning:") })
+    }
+
     @Test("A pasted sign-in's link: the QR code of the link above the text with --qr always, none with never")
     func linkQRCode() throws {
-        let text = ["Open this link in a browser on any device and sign in:", "  " + Self.pasteLink]
+        let text = pastePrompt(.never)
         func lines(_ mode: QRMode, _ link: String = Self.pasteLink) -> [String] {
-            PromptRenderer(capabilities: Fixtures.laptop, qrMode: mode, machineName: nil)
-                .lines(text, withQRCodeOf: link, issuer: "https://auth.example.com")
+            PromptRenderer(capabilities: Fixtures.laptop, qrMode: mode, machineName: "build-7")
+                .lines(lead: Self.lead, signInLink: link, issuer: "https://auth.example.com")
         }
         let always = lines(.always)
         #expect(always.count > text.count + 20)
-        #expect(Array(always.suffix(4)) == ["Scan to open auth.example.com and sign in there.", ""] + text)
-        #expect(lines(.never) == text)
+        let laptopText = lines(.never)
         #expect(
-            lines(.always, "javascript:alert(1)")
-                == text + ["QR code not shown: the server's link is not a plain http(s) address."])
+            Array(always.suffix(laptopText.count + 2)) == ["Scan to open auth.example.com and sign in there.", ""]
+                + laptopText)
+        #expect(
+            lines(.always, "javascript:alert(1)").last
+                == "QR code not shown: the server's link is not a plain http(s) address.")
         guard ZBar.isAvailable() else { return }
-        let qr = Array(always.dropLast(4))
+        let qr = Array(always.dropLast(laptopText.count + 2))
         for theme in [TerminalScreen.Theme.dark, .light] {
             let picture = try TerminalScreen(lines: qr, theme: theme).picture(cellWidth: 4, halfHeight: 4)
             #expect(try ZBar.decode(picture) == Self.pasteLink)

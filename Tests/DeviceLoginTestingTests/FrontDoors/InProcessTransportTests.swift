@@ -27,7 +27,7 @@ struct InProcessTransportTests {
         let metadata = try await Discovery(transport: transport).metadata(issuer: "https://auth.example.test")
         let endpoints = try ServerEndpoints(metadata: metadata)
         #expect(endpoints == (try transport.server.endpoints()))
-        #expect(endpoints.deviceAuthorization.absoluteString == "https://auth.example.test/device/code")
+        #expect(endpoints.deviceAuthorization?.absoluteString == "https://auth.example.test/device/code")
     }
 
     @Test("a device code, a poll and a token through the transport")
@@ -36,7 +36,8 @@ struct InProcessTransportTests {
         let client = ClientConfiguration(clientID: "test-client", scopes: ["openid"])
         let endpoints = try transport.server.endpoints()
         let authorizationRequest = client.formRequest(
-            to: endpoints.deviceAuthorization, parameters: DeviceAuthorizationRequest(scopes: ["openid"]).formParameters
+            to: try #require(endpoints.deviceAuthorization),
+            parameters: DeviceAuthorizationRequest(scopes: ["openid"]).formParameters
         )
         guard case .success(let object) = ServerReply(try await transport.send(authorizationRequest)) else {
             throw UnexpectedAnswer("no device code")

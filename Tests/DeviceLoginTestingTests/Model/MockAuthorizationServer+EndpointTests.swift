@@ -58,7 +58,7 @@ struct MockAuthorizationServerEndpointTests {
             #expect(metadata.tokenEndpoint == "https://auth.example.test/tenant/token")
         }
         let endpoints = try wire.server.endpoints()
-        #expect(endpoints.deviceAuthorization.absoluteString == "https://auth.example.test/tenant/device/code")
+        #expect(endpoints.deviceAuthorization?.absoluteString == "https://auth.example.test/tenant/device/code")
         #expect(endpoints.isOpenIDProvider)
     }
 

@@ -93,7 +93,7 @@ struct ClientConfigurationTests {
     @Test("configured scopes win over the server's list; the server's list decides the default")
     func effectiveScopesForEndpoints() throws {
         var endpoints = ServerEndpoints(
-            deviceAuthorization: try #require(URL(string: "https://a.example/device")),
+            deviceAuthorization: URL(string: "https://a.example/device"),
             token: try #require(URL(string: "https://a.example/token")), isOpenIDProvider: true,
             scopesSupported: ["openid", "profile"])
         #expect(ClientConfiguration(clientID: "c").effectiveScopes(for: endpoints) == ["openid", "profile"])

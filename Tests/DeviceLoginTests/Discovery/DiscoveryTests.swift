@@ -46,7 +46,7 @@ struct DiscoveryTests {
         ])
         let metadata = try await Discovery(transport: transport).metadata(issuer: issuer)
         let endpoints = try ServerEndpoints(metadata: metadata)
-        #expect(endpoints.deviceAuthorization.absoluteString == "https://a.example/tenant/device")
+        #expect(endpoints.deviceAuthorization?.absoluteString == "https://a.example/tenant/device")
         #expect(endpoints.isOpenIDProvider)
     }
 
@@ -69,7 +69,7 @@ struct DiscoveryTests {
         let endpoints = try ServerEndpoints(
             metadata: metadata, deviceAuthorization: URL(string: "https://a.example/o/device-authorization/")
         )
-        #expect(endpoints.deviceAuthorization.absoluteString == "https://a.example/o/device-authorization/")
+        #expect(endpoints.deviceAuthorization?.absoluteString == "https://a.example/o/device-authorization/")
         #expect(endpoints.token.absoluteString == "https://a.example/token")
     }
 
@@ -113,7 +113,7 @@ struct DiscoveryTests {
     @Test("endpoints are stored with snake_case names")
     func storedNames() throws {
         let endpoints = ServerEndpoints(
-            issuer: "https://a", deviceAuthorization: try #require(URL(string: "https://a/d")),
+            issuer: "https://a", deviceAuthorization: URL(string: "https://a/d"),
             token: try #require(URL(string: "https://a/t")), isOpenIDProvider: true
         )
         let data = try JSONEncoder().encode(endpoints)

@@ -66,7 +66,7 @@ struct EndpointURLTests {
         let decoded = try JSONDecoder().decode(ServerEndpoints.self, from: encoded)
         #expect(decoded == endpoints)
         #expect(decoded.token == endpoints.token)
-        #expect(decoded.deviceAuthorization.absoluteString == "https://auth.example.test/device?x=%20")
+        #expect(decoded.deviceAuthorization?.absoluteString == "https://auth.example.test/device?x=%20")
         #expect(decoded.userinfo == nil)
         // The written form is the URLs' text, as when the endpoints were stored as `URL`s.
         let object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])

@@ -40,4 +40,32 @@ struct ServerEndpointsTests {
                 + #""openid_provider":true}"#).utf8)
         #expect(try JSONDecoder().decode(ServerEndpoints.self, from: older).scopesSupported == nil)
     }
+
+    @Test("a server with only the code grant: no device endpoint, the authorization endpoint and RFC 9207 kept")
+    func codeGrantOnly() throws {
+        var metadata = AuthorizationServerMetadata(
+            issuer: "https://a.example", tokenEndpoint: "https://a.example/token")
+        metadata.authorizationEndpoint = "https://a.example/authorize"
+        metadata.codeChallengeMethodsSupported = ["S256"]
+        metadata.authorizationResponseIssuerSupported = true
+        func vetted() -> URL? { try? AuthorizationCodeFlow.authorizationEndpoint(of: metadata) }
+        let endpoints = try ServerEndpoints(metadata: metadata, authorization: vetted())
+        #expect(endpoints.deviceAuthorization == nil)
+        #expect(endpoints.authorization?.absoluteString == "https://a.example/authorize")
+        #expect(endpoints.issuerInAuthorizationResponse)
+        #expect(FlowChoice.Server(endpoints: endpoints).flows == [.browser, .paste])
+        let missing = try #require(throws: DeviceLoginError.self) { try endpoints.requireDeviceAuthorization() }
+        #expect(missing.reason == .missingEndpoint(.deviceAuthorization))
+        // Stored and read back: the same endpoints; no device endpoint written.
+        let data = try JSONEncoder().encode(endpoints)
+        #expect(!String(decoding: data, as: UTF8.self).contains("device_authorization_endpoint"))
+        #expect(try JSONDecoder().decode(ServerEndpoints.self, from: data) == endpoints)
+        // An authorization endpoint the grant may not use (plain PKCE only) is no endpoint at all: then neither.
+        metadata.codeChallengeMethodsSupported = ["plain"]
+        #expect(vetted() == nil)
+        let neither = try #require(throws: DeviceLoginError.self) {
+            try ServerEndpoints(metadata: metadata, authorization: vetted())
+        }
+        #expect(neither.reason == .missingEndpoint(.deviceAuthorization))
+    }
 }

@@ -24,7 +24,7 @@ struct DeviceFlowHostCheckTests {
                     + #""expires_in":600}"#)
         ])
         let endpoints = ServerEndpoints(
-            deviceAuthorization: try #require(URL(string: "https://github.com/login/device/code")),
+            deviceAuthorization: URL(string: "https://github.com/login/device/code"),
             token: try #require(URL(string: "https://github.com/login/oauth/access_token"))
         )
         let flow = DeviceFlow(endpoints: endpoints, client: ClientConfiguration(clientID: "c"), transport: transport)
@@ -92,8 +92,7 @@ struct DeviceFlowHostCheckTests {
         ])
         let endpoints = ServerEndpoints(
             issuer: "https://login.microsoftonline.com/tenant/v2.0",
-            deviceAuthorization: try #require(
-                URL(string: "https://login.microsoftonline.com/tenant/oauth2/v2.0/devicecode")),
+            deviceAuthorization: URL(string: "https://login.microsoftonline.com/tenant/oauth2/v2.0/devicecode"),
             token: try #require(URL(string: "https://login.microsoftonline.com/tenant/oauth2/v2.0/token"))
         )
         let clock = ManualClock()

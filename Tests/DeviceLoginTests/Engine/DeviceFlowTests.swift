@@ -273,7 +273,7 @@ struct DeviceFlowTests {
         }
         let insecure = DeviceFlow(
             endpoints: ServerEndpoints(
-                deviceAuthorization: try #require(URL(string: "http://auth.example.com/device")),
+                deviceAuthorization: URL(string: "http://auth.example.com/device"),
                 token: try #require(URL(string: "http://auth.example.com/token"))
             ),
             client: ClientConfiguration(clientID: "c"), transport: InProcessTransport(server: harness.server)

@@ -39,7 +39,7 @@ struct ResolvedProviderTests {
     @Test("endpoints without discovery for GitHub and multi-tenant Microsoft; not for a preset with an issuer")
     func endpointsWithoutDiscovery() throws {
         let github = try #require(try ProviderPreset.github.resolve().endpointsWithoutDiscovery)
-        #expect(github.deviceAuthorization.absoluteString == "https://github.com/login/device/code")
+        #expect(github.deviceAuthorization?.absoluteString == "https://github.com/login/device/code")
         #expect(github.revocation == nil && github.userinfo == nil)
         let microsoft = try #require(try ProviderPreset.microsoft.resolve().endpointsWithoutDiscovery)
         #expect(microsoft.userinfo?.absoluteString == "https://graph.microsoft.com/oidc/userinfo")

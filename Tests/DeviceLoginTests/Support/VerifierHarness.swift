@@ -81,7 +81,7 @@ struct VerifierHarness {
         let endpoints = try server.endpoints()
         let device = try await transport.send(
             client.formRequest(
-                to: endpoints.deviceAuthorization,
+                to: try endpoints.requireDeviceAuthorization(),
                 parameters: DeviceAuthorizationRequest(scopes: ["openid", "offline_access"]).formParameters
             ))
         guard case .success(let object) = ServerReply(device) else { throw CryptoError(.operationFailed, "no code") }
