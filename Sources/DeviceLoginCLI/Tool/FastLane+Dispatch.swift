@@ -26,6 +26,10 @@ extension FastLane {
     /// must answer.
     static func answer(to arguments: [String], process: Process) -> Answer? {
         guard let name = arguments.first else { return nil }
+        // With an agent named, the helpers answer through it and never touch this host's own store (docs/agent.md).
+        if let socket = process.environment(AgentSocket.variable), !socket.isEmpty {
+            return AgentLane.answer(to: arguments, socket: socket, process: process)
+        }
         let rest = Array(arguments.dropFirst())
         switch name {
         case TokenCommand.spec.name: return TokenCommand.fastAnswer(rest, process: process)
