@@ -8,6 +8,8 @@ Authlib server and served by an agent over its socket, the "remote" one empty.
 - 64 concurrent helper calls on an expired access token cost exactly one refresh at the Authlib server.
 - A malformed or oversized request closes that connection only: another open connection is still answered.
 - `--lifetime`: after it, the agent has forgotten its tokens and the helpers are told to sign in.
+- `device-login ssh` through a real sshd on loopback (sshd_support.py): the session's helper gets a token from the
+  laptop's agent over the forwarded socket (0600), and the remote home stays empty.
 """
 
 import json
@@ -18,9 +20,11 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
+from sshd_support import SSHServer
 from integration_support import cli_environment, make_home, run_cli, sign_in, token_is_accepted
 from test_device_login_e2e import binary_path
 
@@ -224,3 +228,46 @@ def test_lifetime_over_the_agent_forgets_its_tokens(server, hosts):
     run = remote_run(remote, agent.socket_path, "token")
     assert run.returncode == 77
     assert "the agent's lifetime ended: it forgot its tokens" in run.stderr.decode()
+
+
+def test_device_login_ssh_forwards_the_agent_into_the_session(server, hosts, tmp_path):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    agent = start()
+    key = tmp_path / "client_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    sshd = SSHServer(tmp_path / "sshd", f"""\
+        UsePAM no
+        PubkeyAuthentication yes
+        PasswordAuthentication no
+        KbdInteractiveAuthentication no
+        AuthenticationMethods publickey
+        PermitRootLogin prohibit-password
+        AuthorizedKeysFile {key}.pub
+        AllowStreamLocalForwarding yes
+        """)
+    remote_socket = None
+    try:
+        script = (f'stat -c "%a %n" "$DEVICE_LOGIN_AGENT_SOCK"; '
+                  f"DEVICE_LOGIN_HOME={remote} {binary_path()} token")
+        run = subprocess.run(
+            [str(binary_path()), "ssh", *sshd.client_options(), "-i", str(key), "-o", "BatchMode=yes",
+             "root@127.0.0.1", script],
+            capture_output=True, timeout=60, stdin=subprocess.DEVNULL,
+            env=cli_environment(laptop, DEVICE_LOGIN_AGENT_SOCK=str(agent.socket_path)))
+        assert run.returncode == 0, run.stderr.decode() + sshd.log_path.read_text(errors="replace")
+        mode, remote_socket, token = run.stdout.decode().split()
+        assert mode == "600" and remote_socket.startswith("/tmp/device-login-agent-")
+        assert token_is_accepted(server, token)
+        assert list(remote.iterdir()) == []
+    finally:
+        sshd.stop()
+        if remote_socket:  # sshd leaves it (StreamLocalBindUnlink is for the next bind, not the end)
+            Path(remote_socket).unlink(missing_ok=True)
+
+
+def test_device_login_ssh_without_an_agent_fails_at_once(tmp_path):
+    run = subprocess.run([str(binary_path()), "ssh", "host.example.test"], capture_output=True, timeout=10,
+                         env=cli_environment(make_home(tmp_path / "home")))
+    assert run.returncode == 77
+    assert b"DEVICE_LOGIN_AGENT_SOCK is not set" in run.stderr

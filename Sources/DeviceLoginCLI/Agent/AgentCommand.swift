@@ -31,10 +31,12 @@ enum AgentCommand {
             on stdout, then serves in the foreground until SIGINT or SIGTERM (run it under systemd, tmux or
             with &). With that variable set, token, git-credential, kubectl-credential, docker-credential get,
             curl-config and exec ask the agent and never read or write their own DEVICE_LOGIN_HOME: the
-            refresh token is never written on a host that uses the agent. Forward it into an SSH session:
-              ssh -o StreamLocalBindUnlink=yes -R /tmp/dl-agent.sock:"$DEVICE_LOGIN_AGENT_SOCK" host
-            (docs/agent.md). Only processes of the same user, or root, may connect (SO_PEERCRED).
-            A helper whose agent cannot be reached fails at once: exit 77, one line saying so.
+            refresh token is never written on a host that uses the agent. Forward it into an SSH session
+            with device-login ssh HOST, or by hand (then set the variable in the session; docs/agent.md):
+              ssh -R /tmp/dl-agent.$RANDOM.sock:"$DEVICE_LOGIN_AGENT_SOCK" host
+            Whoever can connect to a forwarded socket (the remote user, and root) can get access tokens while
+            the session lasts, never the refresh token. Only processes of the same user, or root, may connect
+            (SO_PEERCRED). A helper whose agent cannot be reached fails at once: exit 77, one line saying so.
             """,
         exitCodes: [.configuration, .ioError],
         run: run
