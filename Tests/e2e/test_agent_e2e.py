@@ -8,6 +8,8 @@ Authlib server and served by an agent over its socket, the "remote" one empty.
 - 64 concurrent helper calls on an expired access token cost exactly one refresh at the Authlib server.
 - A malformed or oversized request closes that connection only: another open connection is still answered.
 - `--lifetime`: after it, the agent has forgotten its tokens and the helpers are told to sign in.
+- `--confirm`: a confirm command's exit 0 gives the token, another refuses it (exit 77 at the helper); with no
+  terminal and no command, nobody can answer and every request is refused.
 - `device-login ssh` through a real sshd on loopback (sshd_support.py): the session's helper gets a token from the
   laptop's agent over the forwarded socket (0600), and the remote home stays empty.
 """
@@ -40,7 +42,7 @@ class Agent:
         self.process = subprocess.Popen(
             [str(binary_path()), "agent", "--socket", str(socket_path), *options],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-            env=cli_environment(home))
+            env=cli_environment(home), start_new_session=True)  # no controlling terminal: nobody at the agent
         line = self.process.stdout.readline()
         assert line == f"DEVICE_LOGIN_AGENT_SOCK={socket_path}; export DEVICE_LOGIN_AGENT_SOCK;\n", (
             line + self.process.stderr.read())
@@ -124,6 +126,9 @@ def test_remote_helpers_get_tokens_through_the_agent_and_write_nothing(server, h
 
     assert list(remote.iterdir()) == [], "the remote host's home must stay empty"
     assert b"refresh_token" not in token.stdout + git.stdout + curl.stdout + kubectl.stdout
+
+    agent.stop()  # SIGTERM: the socket goes with it
+    assert not agent.socket_path.exists()
 
 
 def test_a_missing_profile_at_the_agent_names_the_login_command(server, hosts):
@@ -271,3 +276,31 @@ def test_device_login_ssh_without_an_agent_fails_at_once(tmp_path):
                          env=cli_environment(make_home(tmp_path / "home")))
     assert run.returncode == 77
     assert b"DEVICE_LOGIN_AGENT_SOCK is not set" in run.stderr
+
+
+def test_confirm_command_approves_or_refuses_each_use(server, hosts, tmp_path):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    asked = tmp_path / "asked.jsonl"
+    verdict = tmp_path / "verdict"
+    verdict.write_text("0")
+    agent = start("--confirm-command", f'cat >> {asked}; exit "$(cat {verdict})"')
+    given = remote_run(remote, agent.socket_path, "token")
+    assert given.returncode == 0 and token_is_accepted(server, given.stdout.decode().strip())
+    verdict.write_text("1")
+    refused = remote_run(remote, agent.socket_path, "token")
+    assert refused.returncode == 77 and refused.stdout == b""
+    assert "did not approve" in refused.stderr.decode()
+    questions = [json.loads(line) for line in asked.read_text().splitlines()]
+    assert [(q["v"], q["event"], q["profile"]) for q in questions] == [(1, "agent_request", "default")] * 2
+    assert all(isinstance(q["pid"], int) and q["pid"] > 0 for q in questions)
+
+
+def test_confirm_with_nobody_to_ask_refuses(server, hosts):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    agent = start("--confirm")
+    started = time.monotonic()
+    run = remote_run(remote, agent.socket_path, "token")
+    assert time.monotonic() - started < 5
+    assert run.returncode == 77 and "did not approve" in run.stderr.decode()

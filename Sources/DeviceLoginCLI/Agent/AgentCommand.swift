@@ -21,6 +21,13 @@ enum AgentCommand {
             .value(
                 "lifetime", "DURATION",
                 "Forget every token after this long (such as 90s, 15m or 8h); the helpers are then told to sign in."),
+            .flag(
+                "confirm",
+                "Ask on this terminal before each use of a token (y to give it); refused when nobody can answer."),
+            .value(
+                "confirm-command", "CMD",
+                "Ask CMD instead (through /bin/sh -c; the request as a JSON line on its stdin): exit 0 gives the"
+                    + " token. Implies --confirm."),
         ] + ClientSecretOption.options("The client secret, for profiles that do not store it.") + [
             .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's.")
         ],
@@ -55,6 +62,11 @@ enum AgentCommand {
         defer { close(listening) }
         try listener.start()
         let keeper = AgentKeeper(held)
+        let confirmation =
+            options.flag("confirm") || options.has("confirm-command")
+            ? AgentConfirmation(
+                command: options.value("confirm-command"), environment: context.environment, clock: context.clock)
+            : nil
         try context.stdout.line(
             "\(AgentSocket.variable)=\(CLIHints.shellQuoted(place.socket)); export \(AgentSocket.variable);")
         try context.stdout.line("DEVICE_LOGIN_AGENT_PID=\(getpid()); export DEVICE_LOGIN_AGENT_PID;")
@@ -74,7 +86,7 @@ enum AgentCommand {
                 }
                 for await job in listener.requests {
                     group.addTask {
-                        listener.reply(await answer(job, keeper: keeper), to: job)
+                        listener.reply(await answer(job, keeper: keeper, confirmation: confirmation), to: job)
                     }
                 }
                 group.cancelAll()
@@ -86,11 +98,22 @@ enum AgentCommand {
     }
 
     /// The reply to one request.
-    static func answer(_ job: AgentListener.Job, keeper: AgentKeeper) async -> AgentReply {
+    static func answer(
+        _ job: AgentListener.Job, keeper: AgentKeeper, confirmation: AgentConfirmation?
+    ) async -> AgentReply {
         switch await keeper.profile(for: job.request) {
         case .failure(let failure): return .failure(failure)
         case .success(nil): return .none
-        case .success(let held?): return await AgentKeeper.token(of: held, for: job.request)
+        case .success(let held?):
+            let name = held.profile.name
+            if let confirmation, !(await confirmation.approves(profile: name, pid: job.peerPID)) {
+                return .failure(
+                    AgentReply.Failure(
+                        AgentReply.Failure.refused, profile: name,
+                        message: "the agent's host did not approve giving a token of profile '\(name)'"
+                            + " (--confirm: refused, or nobody could answer)"))
+            }
+            return await AgentKeeper.token(of: held, for: job.request)
         }
     }
 
