@@ -10,6 +10,8 @@ Authlib server and served by an agent over its socket, the "remote" one empty.
 - `--lifetime`: after it, the agent has forgotten its tokens and the helpers are told to sign in.
 - `--confirm`: a confirm command's exit 0 gives the token, another refuses it (exit 77 at the helper); with no
   terminal and no command, nobody can answer and every request is refused.
+- Without `--foreground` the agent goes on in the background, as ssh-agent: its two lines printed, the command
+  ended, the agent (at the PID it printed) serving.
 - `device-login ssh` through a real sshd on loopback (sshd_support.py): the session's helper gets a token from the
   laptop's agent over the forwarded socket (0600), and the remote home stays empty.
 """
@@ -40,7 +42,7 @@ class Agent:
     def __init__(self, home, socket_path, *options):
         self.socket_path = socket_path
         self.process = subprocess.Popen(
-            [str(binary_path()), "agent", "--socket", str(socket_path), *options],
+            [str(binary_path()), "agent", "--foreground", "--socket", str(socket_path), *options],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
             env=cli_environment(home), start_new_session=True)  # no controlling terminal: nobody at the agent
         line = self.process.stdout.readline()
@@ -304,3 +306,25 @@ def test_confirm_with_nobody_to_ask_refuses(server, hosts):
     run = remote_run(remote, agent.socket_path, "token")
     assert time.monotonic() - started < 5
     assert run.returncode == 77 and "did not approve" in run.stderr.decode()
+
+
+def test_without_foreground_the_agent_goes_on_in_the_background(server, tmp_path):
+    laptop = make_home(tmp_path / "laptop")
+    remote = make_home(tmp_path / "remote")
+    sign_in(server, laptop)
+    socket_path = tmp_path / "run" / "agent.sock"
+    started = subprocess.run([str(binary_path()), "agent", "--socket", str(socket_path)], capture_output=True,
+                             timeout=30, env=cli_environment(laptop), text=True)
+    assert started.returncode == 0, started.stderr
+    lines = started.stdout.splitlines()
+    assert lines[0] == f"DEVICE_LOGIN_AGENT_SOCK={socket_path}; export DEVICE_LOGIN_AGENT_SOCK;"
+    pid = int(lines[1].split(";")[0].split("=")[1])
+    try:
+        run = remote_run(remote, socket_path, "token")
+        assert run.returncode == 0 and token_is_accepted(server, run.stdout.decode().strip())
+    finally:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while socket_path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not socket_path.exists()

@@ -18,6 +18,10 @@ enum AgentCommand {
                 "socket", "PATH",
                 "Listen here (its folder must be yours and closed to others; made 0700 when missing). Default: a new"
                     + " private folder under $XDG_RUNTIME_DIR, else under /tmp."),
+            .flag(
+                "foreground",
+                "Serve in this process until SIGINT or SIGTERM (systemd, tests); without it the agent goes on in the"
+                    + " background, as ssh-agent does."),
             .value(
                 "lifetime", "DURATION",
                 "Forget every token after this long (such as 90s, 15m or 8h); the helpers are then told to sign in."),
@@ -35,8 +39,8 @@ enum AgentCommand {
             Reads the profiles of its DEVICE_LOGIN_HOME once, at start, and keeps their tokens in memory;
             refreshes are single-flight, and a rotated refresh token is saved to its own home. It prints
               DEVICE_LOGIN_AGENT_SOCK=/run/user/1000/device-login-agent.XXXXXX/agent.sock; export DEVICE_LOGIN_AGENT_SOCK;
-            on stdout, then serves in the foreground until SIGINT or SIGTERM (run it under systemd, tmux or
-            with &). With that variable set, token, git-credential, kubectl-credential, docker-credential get,
+            on stdout and goes on in the background, as ssh-agent does: eval "$(device-login agent)". With
+            --foreground it serves in this process until SIGINT or SIGTERM (systemd). With that variable set, token, git-credential, kubectl-credential, docker-credential get,
             curl-config and exec ask the agent and never read or write their own DEVICE_LOGIN_HOME: the
             refresh token is never written on a host that uses the agent. Forward it into an SSH session
             with device-login ssh HOST, or by hand (then set the variable in the session; docs/agent.md):
@@ -54,6 +58,10 @@ enum AgentCommand {
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         let lifetime = try DurationOption.read(options, "lifetime", range: lifetimeRange, command: "agent")
+        guard options.flag("foreground") else {
+            try context.stdout.write(try await background(options.arguments, environment: context.environment))
+            return .success
+        }
         let held = try await load(options, context: context)
         let place = try AgentPlace.make(options.value("socket"), environment: context.environment)
         defer { place.remove() }
@@ -95,6 +103,26 @@ enum AgentCommand {
             listener.stop()
         }
         return .success
+    }
+
+    /// Starts the agent in the background (``AgentDaemon``) on a thread of its own (it waits for the agent's
+    /// lines), and gives what it printed.
+    static func background(_ arguments: [String], environment: [String: String]) async throws -> String {
+        let started: Result<String, DeviceLoginError> = await withCheckedContinuation { continuation in
+            let running = DedicatedThread.start {
+                continuation.resume(
+                    returning: Result { () throws(DeviceLoginError) in
+                        do { return try AgentDaemon.start(arguments, environment: environment) } catch let error
+                            as DeviceLoginError
+                        { throw error } catch { throw DeviceLoginError(.configuration, String(describing: error)) }
+                    })
+            }
+            if !running {
+                continuation.resume(
+                    returning: .failure(DeviceLoginError(.configuration, "agent: no thread to start it")))
+            }
+        }
+        return try started.get()
     }
 
     /// The reply to one request.
