@@ -24,7 +24,7 @@ final class AgentListener: Sendable {
         let peerPID: Int32
     }
 
-    /// How long a client has to send its request line.
+    /// How long a client has to send its request line, by default.
     static let requestSeconds = 10
     /// The most connections open at once; more wait in the kernel's backlog.
     static let maximumConnections = 256
@@ -35,6 +35,7 @@ final class AgentListener: Sendable {
     private let listening: Int32
     private let wake: (read: Int32, write: Int32)
     private let owner: UInt32
+    private let requestSeconds: Int
     private let shared = Locked(Shared())
 
     private struct Shared {
@@ -42,9 +43,10 @@ final class AgentListener: Sendable {
         var stopping = false
     }
 
-    /// Listens on `listening` (a bound, listening, non-blocking socket) for peers of user `owner` or root.
+    /// Listens on `listening` (a bound, listening, non-blocking socket) for peers of user `owner` or root, who have
+    /// `requestSeconds` to send their request line.
     /// - Throws: ``DeviceLoginError`` when the wake pipe or the thread cannot be made.
-    init(listening: Int32, owner: UInt32) throws {
+    init(listening: Int32, owner: UInt32, requestSeconds: Int = AgentListener.requestSeconds) throws {
         var pipe: [Int32] = [-1, -1]
         guard Glibc.pipe(&pipe) == 0 else {
             throw DeviceLoginError(.configuration, "cannot make the agent's wake pipe: \(AgentSocket.reason(errno))")
@@ -54,6 +56,7 @@ final class AgentListener: Sendable {
         self.listening = listening
         self.wake = (pipe[0], pipe[1])
         self.owner = owner
+        self.requestSeconds = requestSeconds
         (requests, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
     }
 
@@ -108,7 +111,7 @@ final class AgentListener: Sendable {
             if stopping { return }
             for (descriptor, serial, bytes) in replies where connections[descriptor]?.serial == serial {
                 connections[descriptor]?.output = bytes
-                connections[descriptor]?.deadline = Self.seconds() + Self.requestSeconds
+                connections[descriptor]?.deadline = Self.seconds() + requestSeconds
             }
             var polled = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
             if connections.count < Self.maximumConnections {
@@ -181,7 +184,7 @@ final class AgentListener: Sendable {
             return
         }
         serials += 1
-        connections[descriptor] = Connection(deadline: now + Self.requestSeconds, peerPID: peer.pid, serial: serials)
+        connections[descriptor] = Connection(deadline: now + requestSeconds, peerPID: peer.pid, serial: serials)
     }
 
     private func drop(_ descriptor: Int32, from connections: inout [Int32: Connection]) {

@@ -82,7 +82,8 @@ struct AgentListenerTests {
         defer { close(listening) }
         var status = stat()
         #expect(lstat(place.socket, &status) == 0 && status.st_mode & 0o777 == 0o600)
-        let listener = try AgentListener(listening: listening, owner: getuid())
+        // A long request time: the waiting connection must outlast a slow, busy test run.
+        let listener = try AgentListener(listening: listening, owner: getuid(), requestSeconds: 300)
         try listener.start()
         let served = Task {
             var count = 0
