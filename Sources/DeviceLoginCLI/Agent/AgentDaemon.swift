@@ -22,7 +22,8 @@ enum AgentDaemon {
         guard
             let strings = ChildLauncher.CStrings(
                 arguments: [own, AgentCommand.spec.name, "--foreground"] + arguments,
-                environment: ChildEnvironment.forChild(environment))
+                // The whole environment: the child is this command itself, and needs a client secret given in it.
+                environment: environment)
         else { throw DeviceLoginError(.configuration, "agent: out of memory") }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw failure("cannot make a pipe", errno) }
