@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
@@ -20,19 +19,12 @@ import pytest
 
 from approve import approve, deny
 from conftest import REPO_ROOT
+from sshd_support import SSHServer, require
 from test_device_login_e2e import PUBLIC, binary_path
 
 CODE_LINE = re.compile(r"Code: (\S+)")
 WRAPPER = "libpam_wrapper.so"
 TIMEOUT = 30
-
-
-def require(condition, message):
-    if condition:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(message + "; CI is set, so this is a failure, not a skip")
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
@@ -354,86 +346,40 @@ def test_install_pam_puts_the_module_beside_its_helper(config, tmp_path):
 
 
 # --- A real OpenSSH server ---------------------------------------------------------------------------------------
-# sshd runs on a free loopback port with its own sshd_config and host key, under pam_wrapper (its PAM service `sshd`
-# is our file) and nss_wrapper (the user alice exists only in our passwd file), so nothing of the system's is changed
-# but the privilege separation folder sshd needs (/run/sshd). The client is the real ssh, on a pseudo-terminal.
+# sshd (sshd_support.py) runs under pam_wrapper (its PAM service `sshd` is our file) and nss_wrapper (the user alice
+# exists only in our passwd file). The client is the real ssh, on a pseudo-terminal.
 
 NSS_WRAPPER = "libnss_wrapper.so"
 
 
-def free_port():
-    import socket
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class SSHServer:
-    def __init__(self, tmp_path, module, config, deadline=None, helper=None):
-        require(Path("/usr/sbin/sshd").exists() and shutil.which("ssh") and shutil.which("ssh-keygen"),
-                "OpenSSH is missing (Debian: openssh-server, openssh-client)")
-        require(os.geteuid() == 0, "sshd must start as root")
-        require(any(Path(d, NSS_WRAPPER).exists() for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-                                                            "/usr/lib")), "nss_wrapper is missing (libnss-wrapper)")
-        Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)
-        folder = tmp_path / "sshd"
-        folder.mkdir()
-        home = "/"  # a folder nobody (alice's uid) may enter
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(folder / "host_key")], check=True)
-        (folder / "passwd").write_text(Path("/etc/passwd").read_text()
-                                       + f"alice:x:65534:65534:Alice:{home}:/bin/sh\n"
-                                       + f"bob:x:65534:65534:Bob:{home}:/bin/sh\n")
-        (folder / "group").write_text(Path("/etc/group").read_text())
-        services = folder / "services"
-        services.mkdir()
-        arguments = [str(module), f"config={config}", f"helper={helper or binary_path()}"]
-        if deadline:
-            arguments.append(f"deadline={deadline}")
-        (services / "sshd").write_text(f"auth required {' '.join(arguments)}\n"
-                                       "account required pam_permit.so\nsession required pam_permit.so\n")
-        self.port = free_port()
-        (folder / "sshd_config").write_text(textwrap.dedent(f"""\
-            Port {self.port}
-            ListenAddress 127.0.0.1
-            HostKey {folder / 'host_key'}
-            PidFile none
-            UsePAM yes
-            KbdInteractiveAuthentication yes
-            PasswordAuthentication no
-            PubkeyAuthentication no
-            AuthenticationMethods keyboard-interactive
-            PermitRootLogin no
-            StrictModes no
-            LoginGraceTime 60
-            UseDNS no
-            PrintMotd no
-            """))
-        environment = dict(os.environ, LD_PRELOAD=f"{WRAPPER} {NSS_WRAPPER}", PAM_WRAPPER="1",
-                           PAM_WRAPPER_SERVICE_DIR=str(services), NSS_WRAPPER_PASSWD=str(folder / "passwd"),
-                           NSS_WRAPPER_GROUP=str(folder / "group"))
-        self.log_path = folder / "sshd.log"
-        self.log = open(self.log_path, "wb")
-        self.process = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(folder / "sshd_config")],
-                                        stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, env=environment)
-        deadline_at = time.monotonic() + 10
-        while b"Server listening" not in self.log_path.read_bytes():
-            if self.process.poll() is not None or time.monotonic() > deadline_at:
-                pytest.fail(f"sshd did not start:\n{self.log_path.read_text(errors='replace')}")
-            time.sleep(0.05)
-
-    def healthy(self):
-        """Whether sshd still runs and greets a new connection with its version."""
-        import socket
-        if self.process.poll() is not None:
-            return False
-        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as connection:
-            return connection.recv(64).startswith(b"SSH-2.0-")
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-        self.log.close()
+def pam_sshd(tmp_path, module, config, deadline=None, helper=None):
+    """sshd whose only way in is keyboard-interactive through our module, for users alice and bob."""
+    require(any(Path(d, NSS_WRAPPER).exists() for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+                                                        "/usr/lib")), "nss_wrapper is missing (libnss-wrapper)")
+    folder = tmp_path / "sshd"
+    folder.mkdir()
+    home = "/"  # a folder nobody (alice's uid) may enter
+    (folder / "passwd").write_text(Path("/etc/passwd").read_text()
+                                   + f"alice:x:65534:65534:Alice:{home}:/bin/sh\n"
+                                   + f"bob:x:65534:65534:Bob:{home}:/bin/sh\n")
+    (folder / "group").write_text(Path("/etc/group").read_text())
+    services = folder / "services"
+    services.mkdir()
+    arguments = [str(module), f"config={config}", f"helper={helper or binary_path()}"]
+    if deadline:
+        arguments.append(f"deadline={deadline}")
+    (services / "sshd").write_text(f"auth required {' '.join(arguments)}\n"
+                                   "account required pam_permit.so\nsession required pam_permit.so\n")
+    return SSHServer(folder, """\
+        UsePAM yes
+        KbdInteractiveAuthentication yes
+        PasswordAuthentication no
+        PubkeyAuthentication no
+        AuthenticationMethods keyboard-interactive
+        PermitRootLogin no
+        """, environment=dict(LD_PRELOAD=f"{WRAPPER} {NSS_WRAPPER}", PAM_WRAPPER="1",
+                              PAM_WRAPPER_SERVICE_DIR=str(services), NSS_WRAPPER_PASSWD=str(folder / "passwd"),
+                              NSS_WRAPPER_GROUP=str(folder / "group")))
 
 
 class SSHClient:
@@ -441,9 +387,8 @@ class SSHClient:
 
     def __init__(self, server, command="echo signed-in-as-$(id -un)-$((6*7))", user="alice"):
         import pty
-        arguments = ["ssh", "-F", "/dev/null", "-p", str(server.port), "-o", "StrictHostKeyChecking=no",
-                     "-o", "UserKnownHostsFile=/dev/null", "-o", "PreferredAuthentications=keyboard-interactive",
-                     "-o", "NumberOfPasswordPrompts=1", "-o", "LogLevel=ERROR", f"{user}@127.0.0.1", command]
+        arguments = ["ssh", *server.client_options(), "-o", "PreferredAuthentications=keyboard-interactive",
+                     "-o", "NumberOfPasswordPrompts=1", f"{user}@127.0.0.1", command]
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.execvp("ssh", arguments)
@@ -505,7 +450,7 @@ def sshd_factory(tmp_path, module_path):
     servers = []
 
     def start(config, deadline=None, helper=None):
-        servers.append(SSHServer(tmp_path, module_path, config, deadline, helper))
+        servers.append(pam_sshd(tmp_path, module_path, config, deadline, helper))
         return servers[-1]
 
     yield start

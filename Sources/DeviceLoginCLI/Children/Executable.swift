@@ -30,9 +30,10 @@ enum Executable {
         #endif
     }
 
-    /// Replaces the process with the program at `path` (`execv`), `arguments` being its `argv`.
+    /// Replaces the process with the program at `path` (`execv`; `execvp` when `searchingPATH`, for a bare name),
+    /// `arguments` being its `argv`.
     /// - Returns: Only when that failed: the `errno` of the failure.
-    static func replaceProcess(path: String, arguments: [String]) -> Int32 {
+    static func replaceProcess(path: String, arguments: [String], searchingPATH: Bool = false) -> Int32 {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         // The command runs on a thread of the cooperative pool, where libdispatch blocks every asynchronous
@@ -42,7 +43,7 @@ enum Executable {
         var previous = sigset_t()
         sigemptyset(&empty)
         pthread_sigmask(SIG_SETMASK, &empty, &previous)
-        execv(path, argv)
+        if searchingPATH { execvp(path, argv) } else { execv(path, argv) }
         let failure = errno
         pthread_sigmask(SIG_SETMASK, &previous, nil)
         return failure

@@ -101,6 +101,13 @@ enum ExecCommand {
             let (token, _) = FastLane.storedToken(options, lifetime: HelperSession.minimumLifetime, process: process),
             (try? BearerToken.check(token, for: "an environment variable")) != nil
         else { return nil }
+        return runOnLane(command, variable: name, token: token, process: process)
+    }
+
+    /// Runs `command` with `token` in `variable`, on the lane's thread (the stored token's answer, and the agent's).
+    static func runOnLane(_ command: [String], variable name: String, token: String, process: FastLane.Process)
+        -> FastLane.Answer
+    {
         var environment = ChildEnvironment.forChild(process.wholeEnvironment())
         environment[name] = token
         switch ChildLauncher.runOnCallingThread(command, environment: environment) {

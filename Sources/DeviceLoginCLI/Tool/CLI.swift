@@ -14,7 +14,9 @@ package enum CLI {
             StoreCommand.spec,
             ProvidersCommand.spec, GitCredentialCommand.spec, KubectlCredentialCommand.spec,
             DockerCredentialCommand.spec,
-            CurlConfigCommand.spec, ExecCommand.spec, DPoPProofCommand.spec, PAMCheckCommand.spec, demo,
+            CurlConfigCommand.spec, ExecCommand.spec, DPoPProofCommand.spec, AgentCommand.spec, SSHCommand.spec,
+            PAMCheckCommand.spec,
+            demo,
             CompletionCommand.spec,
         ]
     }

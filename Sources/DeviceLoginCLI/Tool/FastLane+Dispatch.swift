@@ -26,6 +26,12 @@ extension FastLane {
     /// must answer.
     static func answer(to arguments: [String], process: Process) -> Answer? {
         guard let name = arguments.first else { return nil }
+        // ssh's words are not this parser's: the lane runs it, with or without an agent (it says so).
+        if name == SSHCommand.name { return SSHCommand.fastAnswer(Array(arguments.dropFirst()), process: process) }
+        // With an agent named, the helpers answer through it and never touch this host's own store (docs/agent.md).
+        if let socket = process.environment(AgentSocket.variable), !socket.isEmpty {
+            return AgentLane.answer(to: arguments, socket: socket, process: process)
+        }
         let rest = Array(arguments.dropFirst())
         switch name {
         case TokenCommand.spec.name: return TokenCommand.fastAnswer(rest, process: process)

@@ -1,0 +1,88 @@
+import DeviceLogin
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The helpers' side of the agent protocol: one request, one reply, over a blocking socket on the calling thread —
+/// no Swift concurrency, no Foundation, so that it costs the fast lane no more than the read of a profile file.
+///
+/// Every wait is bounded: ``connectSeconds`` to connect and send, ``replySeconds`` for each read of the reply (the
+/// agent may refresh, or ask its person with `--confirm`). An agent that dies mid-request closes the socket, and
+/// the read ends at once.
+enum AgentClient {
+    /// The time limit to connect and to send the request.
+    static let connectSeconds = 5
+    /// The time limit of each read of the reply.
+    static let replySeconds = 30
+
+    /// Why no reply arrived: the agent's socket is named but not usable, or it broke the protocol.
+    struct Failure: Error, Equatable {
+        /// What went wrong, for the one line shown (no token in it).
+        var message: String
+    }
+
+    /// Sends `request` to the agent at `path` and reads its reply.
+    static func ask(_ request: AgentRequest, socket path: String) -> Result<AgentReply, Failure> {
+        let descriptor = AgentSocket.stream()
+        guard descriptor >= 0 else { return .failure(Failure(message: "cannot make a socket: \(reasonNow())")) }
+        defer { close(descriptor) }
+        AgentSocket.setTimeouts(descriptor, send: connectSeconds, receive: replySeconds)
+        guard let connected = AgentSocket.withAddress(path, { connect(descriptor, $0, $1) }) else {
+            return .failure(Failure(message: "the agent socket path is empty or too long"))
+        }
+        guard connected == 0 else {
+            return .failure(Failure(message: "cannot reach the agent: \(reasonNow())"))
+        }
+        guard send(descriptor, Array(request.line.utf8)) else {
+            return .failure(Failure(message: "cannot send to the agent: \(reasonNow())"))
+        }
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                // An agent killed with the request unread resets the connection.
+                if errno == ECONNRESET { return .failure(closed) }
+                let timedOut = errno == EAGAIN || errno == EWOULDBLOCK
+                return .failure(
+                    Failure(
+                        message: timedOut
+                            ? "the agent did not answer within \(replySeconds) s" : "reading the agent: \(reasonNow())")
+                )
+            }
+            if count == 0 { return .failure(closed) }
+            reply += chunk[0..<count]
+            if let end = reply.firstIndex(of: UInt8(ascii: "\n")) {
+                do {
+                    return .success(try AgentReply(line: Array(reply[..<end])))
+                } catch {
+                    return .failure(Failure(message: "the agent's reply is not understood: \(error)"))
+                }
+            }
+            guard reply.count < AgentReply.maximumLineLength else {
+                return .failure(Failure(message: "the agent's reply is longer than 32 KiB"))
+            }
+        }
+    }
+
+    private static let closed = Failure(message: "the agent closed the connection without answering")
+
+    private static func send(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
+
+    private static func reasonNow() -> String { AgentSocket.reason(errno) }
+}

@@ -1,0 +1,330 @@
+"""`device-login agent` end to end: two hosts simulated by two DEVICE_LOGIN_HOMEs, the "laptop" one signed in at the
+Authlib server and served by an agent over its socket, the "remote" one empty.
+
+- The remote's token, git-credential, kubectl-credential, curl-config and exec get tokens the Authlib server
+  accepts, through the agent, and its home stays empty.
+- An agent that is gone (no socket; killed while a helper waits for its reply) fails the helper at once: exit 77,
+  one line, no hang.
+- 64 concurrent helper calls on an expired access token cost exactly one refresh at the Authlib server.
+- A malformed or oversized request closes that connection only: another open connection is still answered.
+- `--lifetime`: after it, the agent has forgotten its tokens and the helpers are told to sign in.
+- `--confirm`: a confirm command's exit 0 gives the token, another refuses it (exit 77 at the helper); with no
+  terminal and no command, nobody can answer and every request is refused.
+- Without `--foreground` the agent goes on in the background, as ssh-agent: its two lines printed, the command
+  ended, the agent (at the PID it printed) serving.
+- `device-login ssh` through a real sshd on loopback (sshd_support.py): the session's helper gets a token from the
+  laptop's agent over the forwarded socket (0600), and the remote home stays empty.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from sshd_support import SSHServer
+from integration_support import cli_environment, make_home, run_cli, sign_in, token_is_accepted
+from test_device_login_e2e import binary_path
+
+GIT_URL = "https://git.example.test/team"
+STARTUP_TIMEOUT = 20
+
+
+class Agent:
+    """A started `device-login agent` serving `home`, listening at `socket_path`."""
+
+    def __init__(self, home, socket_path, *options):
+        self.socket_path = socket_path
+        self.process = subprocess.Popen(
+            [str(binary_path()), "agent", "--foreground", "--socket", str(socket_path), *options],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+            env=cli_environment(home), start_new_session=True)  # no controlling terminal: nobody at the agent
+        line = self.process.stdout.readline()
+        assert line == f"DEVICE_LOGIN_AGENT_SOCK={socket_path}; export DEVICE_LOGIN_AGENT_SOCK;\n", (
+            line + self.process.stderr.read())
+        assert self.process.stdout.readline() == (
+            f"DEVICE_LOGIN_AGENT_PID={self.process.pid}; export DEVICE_LOGIN_AGENT_PID;\n")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def hosts(tmp_path):
+    """The laptop's home (signed in by the test), the remote's (empty), and the agents started, stopped at the end."""
+    laptop = make_home(tmp_path / "laptop")
+    remote = make_home(tmp_path / "remote")
+    agents = []
+
+    def start(*options):
+        agent = Agent(laptop, tmp_path / "run" / f"agent{len(agents)}.sock", *options)
+        agents.append(agent)
+        return agent
+
+    yield laptop, remote, start
+    for agent in agents:
+        agent.stop()
+
+
+def remote_run(remote, agent_socket, *arguments, input=None, **environment):
+    return run_cli(remote, *arguments, input=input, DEVICE_LOGIN_AGENT_SOCK=str(agent_socket), **environment)
+
+
+def expire_stored_token(home, profile="default"):
+    path = home / f"{profile}.json"
+    record = json.loads(path.read_text())
+    record["tokens"]["expires_at"] = time.time() - 10
+    path.write_text(json.dumps(record))
+
+
+def test_remote_helpers_get_tokens_through_the_agent_and_write_nothing(server, hosts):
+    laptop, remote, start = hosts
+    sign_in(server, laptop, bindings=[GIT_URL])
+    agent = start()
+    assert (agent.socket_path.stat().st_mode & 0o777) == 0o600
+    assert (agent.socket_path.parent.stat().st_mode & 0o777) == 0o700
+
+    token = remote_run(remote, agent.socket_path, "token")
+    assert token.returncode == 0, token.stderr
+    access_token = token.stdout.decode().strip()
+    assert token_is_accepted(server, access_token)
+
+    git = remote_run(remote, agent.socket_path, "git-credential", "get",
+                     input=b"protocol=https\nhost=git.example.test\npath=team/repo.git\n\n")
+    assert git.returncode == 0, git.stderr
+    answer = dict(line.split("=", 1) for line in git.stdout.decode().splitlines())
+    assert answer["username"] == "oauth2" and token_is_accepted(server, answer["password"])
+    assert int(answer["password_expiry_utc"]) > time.time() + 60
+
+    elsewhere = remote_run(remote, agent.socket_path, "git-credential", "get",
+                           input=b"protocol=https\nhost=other.example.test\n\n")
+    assert (elsewhere.returncode, elsewhere.stdout) == (0, b"")
+
+    curl = remote_run(remote, agent.socket_path, "curl-config")
+    assert curl.returncode == 0, curl.stderr
+    assert curl.stdout.decode().startswith('header = "Authorization: Bearer ')
+
+    kubectl = remote_run(remote, agent.socket_path, "kubectl-credential")
+    assert kubectl.returncode == 0, kubectl.stderr
+    assert token_is_accepted(server, json.loads(kubectl.stdout)["status"]["token"])
+
+    child = "import os, sys; sys.stdout.write(os.environ['DEVICE_LOGIN_ACCESS_TOKEN'])"
+    exec_run = remote_run(remote, agent.socket_path, "exec", "--", sys.executable, "-c", child)
+    assert exec_run.returncode == 0, exec_run.stderr
+    assert token_is_accepted(server, exec_run.stdout.decode())
+
+    # An option the agent cannot serve is refused, not answered from the remote's own (empty) store.
+    refused = remote_run(remote, agent.socket_path, "token", "--json")
+    assert refused.returncode == 64
+    assert b"not served through the agent" in refused.stderr
+
+    assert list(remote.iterdir()) == [], "the remote host's home must stay empty"
+    assert b"refresh_token" not in token.stdout + git.stdout + curl.stdout + kubectl.stdout
+
+    agent.stop()  # SIGTERM: the socket goes with it
+    assert not agent.socket_path.exists()
+
+
+def test_a_missing_profile_at_the_agent_names_the_login_command(server, hosts):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    agent = start()
+    run = remote_run(remote, agent.socket_path, "token", "--profile", "work")
+    assert run.returncode == 77
+    assert run.stderr.decode() == (
+        "device-login: the agent: the agent holds no profile 'work'; sign in on the agent's host with: "
+        "device-login login --profile work --issuer URL --client-id ID\n")
+    assert list(remote.iterdir()) == []
+
+
+def test_no_agent_at_the_socket_fails_at_once_with_exit_77(tmp_path):
+    remote = make_home(tmp_path / "remote")
+    started = time.monotonic()
+    run = remote_run(remote, tmp_path / "nothing.sock", "token")
+    assert time.monotonic() - started < 5
+    assert run.returncode == 77
+    lines = run.stderr.decode().splitlines()
+    assert len(lines) == 1 and "cannot reach the agent" in lines[0] and "start one with: device-login agent" in lines[0], lines
+    assert run.stdout == b"" and list(remote.iterdir()) == []
+
+
+def test_an_agent_killed_mid_request_fails_the_helper_cleanly(server, hosts):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    agent = start()
+    os.kill(agent.process.pid, signal.SIGSTOP)  # it accepts nothing more and answers nothing
+    try:
+        helper = subprocess.Popen([str(binary_path()), "token"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  env=cli_environment(remote, DEVICE_LOGIN_AGENT_SOCK=str(agent.socket_path)))
+        time.sleep(0.5)
+        assert helper.poll() is None, "the helper should be waiting for the agent's reply"
+    finally:
+        os.kill(agent.process.pid, signal.SIGKILL)
+    started = time.monotonic()
+    stdout, stderr = helper.communicate(timeout=10)
+    assert time.monotonic() - started < 5
+    assert helper.returncode == 77 and stdout == b""
+    assert "the agent closed the connection without answering" in stderr.decode()
+
+
+def test_64_concurrent_helpers_on_an_expired_token_make_one_refresh(server, hosts):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    expire_stored_token(laptop)
+    agent = start()
+    results = [None] * 64
+
+    def call(index):
+        results[index] = remote_run(remote, agent.socket_path, "token")
+
+    threads = [threading.Thread(target=call, args=(index,)) for index in range(64)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert all(result is not None and result.returncode == 0 for result in results), [
+        result and result.stderr for result in results]
+    tokens = {result.stdout for result in results}
+    assert len(tokens) == 1
+    assert token_is_accepted(server, tokens.pop().decode().strip())
+    assert server.log().count("refresh -> 200") == 1
+    assert list(remote.iterdir()) == []
+
+
+def test_a_malformed_or_oversized_request_closes_only_its_connection(server, hosts):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    agent = start()
+    waiting = socket.socket(socket.AF_UNIX)
+    waiting.connect(str(agent.socket_path))
+    waiting.settimeout(10)
+    for bad in (b"not json\n", b'{"v":2,"op":"token"}\n', b"x" * 9000):
+        connection = socket.socket(socket.AF_UNIX)
+        connection.settimeout(10)
+        connection.connect(str(agent.socket_path))
+        try:
+            connection.sendall(bad)
+        except BrokenPipeError:
+            pass
+        try:
+            assert connection.recv(100) == b"", bad[:20]
+        except ConnectionResetError:
+            pass  # closed with the oversized request unread
+        connection.close()
+    waiting.sendall(b'{"v":1,"op":"token","min_ttl":60}\n')
+    reply = json.loads(waiting.makefile("rb").readline())
+    assert reply["ok"] is True and reply["profile"] == "default" and "refresh_token" not in reply
+    assert token_is_accepted(server, reply["access_token"])
+    assert agent.process.poll() is None
+
+
+def test_lifetime_over_the_agent_forgets_its_tokens(server, hosts):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    agent = start("--lifetime", "2s")
+    assert remote_run(remote, agent.socket_path, "token").returncode == 0
+    time.sleep(2.5)
+    run = remote_run(remote, agent.socket_path, "token")
+    assert run.returncode == 77
+    assert "the agent's lifetime ended: it forgot its tokens" in run.stderr.decode()
+
+
+def test_device_login_ssh_forwards_the_agent_into_the_session(server, hosts, tmp_path):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    agent = start()
+    key = tmp_path / "client_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    sshd = SSHServer(tmp_path / "sshd", f"""\
+        UsePAM no
+        PubkeyAuthentication yes
+        PasswordAuthentication no
+        KbdInteractiveAuthentication no
+        AuthenticationMethods publickey
+        PermitRootLogin prohibit-password
+        AuthorizedKeysFile {key}.pub
+        AllowStreamLocalForwarding yes
+        """)
+    remote_socket = None
+    try:
+        script = (f'stat -c "%a %n" "$DEVICE_LOGIN_AGENT_SOCK"; '
+                  f"DEVICE_LOGIN_HOME={remote} {binary_path()} token")
+        run = subprocess.run(
+            [str(binary_path()), "ssh", *sshd.client_options(), "-i", str(key), "-o", "BatchMode=yes",
+             "root@127.0.0.1", script],
+            capture_output=True, timeout=60, stdin=subprocess.DEVNULL,
+            env=cli_environment(laptop, DEVICE_LOGIN_AGENT_SOCK=str(agent.socket_path)))
+        assert run.returncode == 0, run.stderr.decode() + sshd.log_path.read_text(errors="replace")
+        mode, remote_socket, token = run.stdout.decode().split()
+        assert mode == "600" and remote_socket.startswith("/tmp/device-login-agent-")
+        assert token_is_accepted(server, token)
+        assert list(remote.iterdir()) == []
+    finally:
+        sshd.stop()
+        if remote_socket:  # sshd leaves it (StreamLocalBindUnlink is for the next bind, not the end)
+            Path(remote_socket).unlink(missing_ok=True)
+
+
+def test_device_login_ssh_without_an_agent_fails_at_once(tmp_path):
+    run = subprocess.run([str(binary_path()), "ssh", "host.example.test"], capture_output=True, timeout=10,
+                         env=cli_environment(make_home(tmp_path / "home")))
+    assert run.returncode == 77
+    assert b"DEVICE_LOGIN_AGENT_SOCK is not set" in run.stderr
+
+
+def test_confirm_command_approves_or_refuses_each_use(server, hosts, tmp_path):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    asked = tmp_path / "asked.jsonl"
+    verdict = tmp_path / "verdict"
+    verdict.write_text("0")
+    agent = start("--confirm-command", f'cat >> {asked}; exit "$(cat {verdict})"')
+    given = remote_run(remote, agent.socket_path, "token")
+    assert given.returncode == 0 and token_is_accepted(server, given.stdout.decode().strip())
+    verdict.write_text("1")
+    refused = remote_run(remote, agent.socket_path, "token")
+    assert refused.returncode == 77 and refused.stdout == b""
+    assert "did not approve" in refused.stderr.decode()
+    questions = [json.loads(line) for line in asked.read_text().splitlines()]
+    assert [(q["v"], q["event"], q["profile"]) for q in questions] == [(1, "agent_request", "default")] * 2
+    assert all(isinstance(q["pid"], int) and q["pid"] > 0 for q in questions)
+
+
+def test_confirm_with_nobody_to_ask_refuses(server, hosts):
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    agent = start("--confirm")
+    started = time.monotonic()
+    run = remote_run(remote, agent.socket_path, "token")
+    assert time.monotonic() - started < 5
+    assert run.returncode == 77 and "did not approve" in run.stderr.decode()
+
+
+def test_without_foreground_the_agent_goes_on_in_the_background(server, tmp_path):
+    laptop = make_home(tmp_path / "laptop")
+    remote = make_home(tmp_path / "remote")
+    sign_in(server, laptop)
+    socket_path = tmp_path / "run" / "agent.sock"
+    started = subprocess.run([str(binary_path()), "agent", "--socket", str(socket_path)], capture_output=True,
+                             timeout=30, env=cli_environment(laptop), text=True)
+    assert started.returncode == 0, started.stderr
+    lines = started.stdout.splitlines()
+    assert lines[0] == f"DEVICE_LOGIN_AGENT_SOCK={socket_path}; export DEVICE_LOGIN_AGENT_SOCK;"
+    pid = int(lines[1].split(";")[0].split("=")[1])
+    try:
+        run = remote_run(remote, socket_path, "token")
+        assert run.returncode == 0 and token_is_accepted(server, run.stdout.decode().strip())
+    finally:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while socket_path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not socket_path.exists()
