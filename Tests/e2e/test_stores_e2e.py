@@ -172,6 +172,16 @@ def test_a_key_revoked_underneath_is_not_signed_in(server, tmp_path):
     assert cli(home, "token").returncode == 0
 
 
+def tokens_of_processes(home, count):
+    """Runs `device-login token` in `count` processes at once; each must succeed. The set of tokens they printed."""
+    environment = cli_environment(home, DEVICE_LOGIN_KEYRING="session")
+    processes = [subprocess.Popen([str(binary_path()), "token"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  env=environment) for _ in range(count)]
+    outputs = [process.communicate(timeout=60) for process in processes]
+    assert all(process.returncode == 0 for process in processes), [error for _, error in outputs]
+    return {output.decode().strip() for output, _ in outputs}
+
+
 def test_sixteen_processes_on_an_expired_token_refresh_once(server, tmp_path):
     home = tmp_path / "home"
     login(server, home, "--store", "keyring")
@@ -180,12 +190,7 @@ def test_sixteen_processes_on_an_expired_token_refresh_once(server, tmp_path):
     write_key(key_of(home), json.dumps(stored).encode())
     before = server.log().count("refresh -> 200")
 
-    environment = cli_environment(home, DEVICE_LOGIN_KEYRING="session")
-    processes = [subprocess.Popen([str(binary_path()), "token"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  env=environment) for _ in range(16)]
-    outputs = [process.communicate(timeout=60) for process in processes]
-    assert all(process.returncode == 0 for process in processes), [error for _, error in outputs]
-    tokens = {output.decode().strip() for output, _ in outputs}
+    tokens = tokens_of_processes(home, 16)
     assert len(tokens) == 1 and stored["tokens"]["access_token"] not in tokens
     assert server.log().count("refresh -> 200") - before == 1
     assert json.loads(read_key(key_of(home)))["tokens"]["access_token"] in tokens

@@ -142,8 +142,9 @@ enum LoginCommand {
             if settings.client.dpop == nil { try? await store.removeDPoPKey(profile: settings.profile) }
             savedTo = try store.filePath(profile: settings.profile)
             // A profile that moved to the file leaves no copy in the key store it left.
-            if profile.tokenStore == .file, let saved, saved.tokenStore != .file {
-                try store.removeKeyStoreCopies(profile: settings.profile)
+            if let saved, saved.tokenStore != profile.tokenStore {
+                try store.removeKeyStoreCopies(
+                    profile: settings.profile, from: saved.tokenStore, to: profile.tokenStore)
             }
         }
         let verification = await state.tokens?.idTokenVerification
@@ -193,7 +194,8 @@ enum LoginCommand {
             if choice?.announced == true {
                 context.stderr.line(
                     "The tokens rest in that file, readable by this user: no Secret Service answered with an "
-                        + "unlocked collection. To keep them in the kernel keyring instead: device-login store "
+                        + "unlocked collection" + (choice?.reason.map { " (\(TerminalText.clean($0)))" } ?? "")
+                        + ". To keep them in the kernel keyring instead: device-login store "
                         + "--profile \(settings.profile) --to keyring (or login --store keyring).")
             }
         }
@@ -205,19 +207,22 @@ enum LoginCommand {
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` for a store that cannot be used.
     static func chooseStore(
         _ settings: LoginSettings, context: CLIContext
-    ) async throws -> (kind: TokenStoreKind, announced: Bool) {
+    ) async throws -> (kind: TokenStoreKind, announced: Bool, reason: String?) {
         let store = try context.tokenStore()
         let saved = try? await store.load(profile: settings.profile)?.profile
         let request = settings.tokenStore ?? saved.map { .exactly($0.tokenStore) } ?? .auto
         // Only a request for the keyring asks the kernel: `auto` never creates the user's persistent keyring.
-        let offer = TokenStoreChoice.Offer(
-            secretServiceUnlocked: false, secretServiceAnswers: false,
-            keyringUsable: request == .exactly(.keyring) && store.keyringStore.isUsable())
-        switch TokenStoreChoice.choose(request, offer: offer) {
-        case .use(let kind, let announced): return (kind, announced)
+        let offer = await TokenStoreOffer.probe(request, store: store, context: context)
+        switch TokenStoreChoice.choose(request, offer: offer.offer) {
+        case .use(.secretService, _) where !offer.offer.secretServiceUnlocked:
+            throw DeviceLoginError(
+                .storage, "cannot keep the tokens in the Secret Service: its default collection is locked",
+                hint: "unlock it (sign in to the desktop session, or run login at a terminal, where the service asks "
+                    + "for its password), or choose another store: --store keyring")
+        case .use(let kind, let announced): return (kind, announced, offer.secretServiceReason)
         case .unavailable(let kind, let reason):
             throw DeviceLoginError(
-                .storage, "cannot keep the tokens in the \(kind.place): \(reason)",
+                .storage, "cannot keep the tokens in the \(kind.place): \(offer.secretServiceReason ?? reason)",
                 hint: "choose another store: --store " + (kind == .keyring ? "file" : "keyring"))
         }
     }

@@ -31,11 +31,15 @@ enum StoreCommand {
             throw UsageError("--to must be keyring, secret-service or file, not '\(text)'", command: "store")
         }
         let store = try context.tokenStore()
-        let offer = TokenStoreChoice.Offer(
-            secretServiceUnlocked: false, secretServiceAnswers: false,
-            keyringUsable: target == .keyring && store.keyringStore.isUsable())
-        if case .unavailable(_, let reason) = TokenStoreChoice.choose(.exactly(target), offer: offer) {
-            throw DeviceLoginError(.storage, "cannot move the tokens to the \(target.place): \(reason)")
+        let offer = await TokenStoreOffer.probe(.exactly(target), store: store, context: context)
+        if case .unavailable(_, let reason) = TokenStoreChoice.choose(.exactly(target), offer: offer.offer) {
+            throw DeviceLoginError(
+                .storage, "cannot move the tokens to the \(target.place): \(offer.secretServiceReason ?? reason)")
+        }
+        if target == .secretService, !offer.offer.secretServiceUnlocked {
+            throw DeviceLoginError(
+                .storage, "cannot move the tokens to the Secret Service: its default collection is locked",
+                hint: "unlock it (sign in to the desktop session), then run this again")
         }
         let moved = try await store.withExclusiveAccess(profile: name) { () async throws -> TokenStoreKind? in
             guard var record = try await store.load(profile: name), record.tokens != nil else { return nil }
@@ -43,7 +47,7 @@ enum StoreCommand {
             guard source != target else { return source }
             record.profile.tokenStore = target
             try await store.save(record)
-            if source != .file { try store.removeKeyStoreCopies(profile: name) }
+            try store.removeKeyStoreCopies(profile: name, from: source, to: target)
             return source
         }
         guard let moved else {
