@@ -16,7 +16,9 @@ enum StoreCommand {
             store named, which the profile then remembers (`status` shows it). The tokens are written to the new
             store first and only then deleted from the old one, under the profile's lock, so no refresh of another
             process runs in between and a kill leaves a working copy. keyring is the user's persistent kernel
-            keyring: it survives logout, not reboot. A profile not signed in exits 77.
+            keyring: it survives logout, not reboot. secret-service is the Secret Service's default collection,
+            which must be unlocked; the access token alone is also copied to the kernel keyring, for the fast path.
+            A profile not signed in exits 77.
             """,
         exitCodes: [.failure, .usage, .ioError, .notSignedIn, .configuration] + ExitCode.stopped,
         exitMeanings: [.notSignedIn: "the profile is not saved, or has no tokens to move"],
