@@ -263,3 +263,16 @@ def test_store_moves_leave_one_copy(server, service, tmp_path):
     assert read_key(key_of(home)) is None
     assert json.loads((home / "default.json").read_text())["tokens"]["refresh_token"]
     assert cli(home, "token").returncode == 0
+
+
+def test_detach_carries_secret_service_to_resume(server, service, tmp_path):
+    from approve import approve
+    from test_detach_e2e import detach
+
+    home = tmp_path / "home"
+    code = detach(server, home, "--store", "secret-service", "--scope", "openid offline_access")
+    approve(server.base_url, code)
+    resumed = cli(home, "login", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads((home / "default.json").read_text())["profile"]["store"] == "secret-service"
+    assert service.record(home)["tokens"]["refresh_token"]

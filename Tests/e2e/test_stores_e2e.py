@@ -255,3 +255,19 @@ def test_kill_9_during_refreshes_never_tears_the_key(server, tmp_path):
         if payload is not None:
             json.loads(payload)  # never torn
         assert cli(home, "status").returncode in (0, 77)
+
+
+def test_detach_carries_the_store_to_resume(server, tmp_path):
+    """`login --detach --store keyring` keeps the choice in the pending sign-in; `--resume`, in another process, saves
+    the tokens there, not in the file."""
+    from test_detach_e2e import detach
+
+    home = tmp_path / "home"
+    code = detach(server, home, "--store", "keyring", "--scope", "openid offline_access")
+    assert json.loads((home / "default.pending").read_text())["store_request"] == "keyring"
+    approve(server.base_url, code)
+    resumed = cli(home, "login", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    record = json.loads((home / "default.json").read_text())
+    assert record["profile"]["store"] == "keyring" and record.get("tokens") is None
+    assert json.loads(read_key(key_of(home)))["tokens"]["refresh_token"]

@@ -36,6 +36,14 @@ public enum TokenStoreRequest: Sendable, Hashable {
     /// The words `--store` takes, in the order help shows them.
     public static let names = ["auto"] + TokenStoreKind.allCases.map(\.rawValue)
 
+    /// The `--store` word: `auto`, or the store's name.
+    public var word: String {
+        switch self {
+        case .auto: "auto"
+        case .exactly(let kind): kind.rawValue
+        }
+    }
+
     /// Reads a `--store` word; nil for anything else.
     public init?(_ text: String) {
         if text == "auto" {
