@@ -276,3 +276,57 @@ def test_detach_carries_secret_service_to_resume(server, service, tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads((home / "default.json").read_text())["profile"]["store"] == "secret-service"
     assert service.record(home)["tokens"]["refresh_token"]
+
+
+@pytest.fixture()
+def dpop_demo(tmp_path):
+    """The binary's own demo server speaking DPoP (Authlib has no DPoP): its issuer."""
+    from test_device_login_e2e import binary_path
+
+    demo = subprocess.Popen([str(binary_path()), "demo", "--serve", "--dpop", "--approve-after", "0", "--interval",
+                             "1"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        issuer = demo.stdout.readline().decode().strip()
+        assert issuer.startswith("http://127.0.0.1:"), issuer
+        yield issuer
+    finally:
+        demo.terminate()
+        demo.wait(timeout=10)
+
+
+def test_dpop_key_rests_with_the_tokens_and_moves_with_them(dpop_demo, service, tmp_path):
+    home = make_home(tmp_path / "home")
+    login = cli(home, "login", "--dpop", "--issuer", dpop_demo, "--client-id", "test-client", "--qr", "never",
+                "--store", "secret-service")
+    assert login.returncode == 0, login.stderr
+    assert not (home / "default.dpop.jwk").exists()
+    assert "attribute.kind = dpop-key" in service.search("home", str(home))
+    status = cli(home, "status")
+    assert b"bound to the key in the Secret Service item" in status.stdout
+
+    def proof_accepted():
+        config = cli(home, "curl-config", "--url", dpop_demo + "/resource")
+        assert config.returncode == 0, config.stderr
+        fetched = subprocess.run(["curl", "-sS", "-K", "-", dpop_demo + "/resource"], input=config.stdout,
+                                 capture_output=True, timeout=10)
+        return b'"jkt"' in fetched.stdout
+
+    assert proof_accepted()
+    moved = cli(home, "store", "--to", "keyring")
+    assert moved.returncode == 0, moved.stderr
+    assert "attribute.profile" not in service.search("home", str(home))
+    assert read_key(key_of(home) + ":dpop-key") is not None and not (home / "default.dpop.jwk").exists()
+    assert proof_accepted()
+    to_file = cli(home, "store", "--to", "file")
+    assert to_file.returncode == 0, to_file.stderr
+    assert (home / "default.dpop.jwk").exists() and read_key(key_of(home) + ":dpop-key") is None
+    back = cli(home, "store", "--to", "secret-service")
+    assert back.returncode == 0, back.stderr
+    assert not (home / "default.dpop.jwk").exists()
+    assert proof_accepted()
+
+    logout = cli(home, "logout")
+    assert logout.returncode == 0, logout.stderr
+    assert "attribute.profile" not in service.search("home", str(home))
+    assert read_key(key_of(home)) is None and read_key(key_of(home) + ":dpop-key") is None
+    assert list(home.iterdir()) == []

@@ -127,8 +127,12 @@ extension FileTokenStore {
 
     /// Deletes the profile's kernel keyring key; a keyring that cannot be used has none.
     private func removeKeyringKey(profile name: String) throws {
+        try removeKeyringKey(description: try keyringStore.keyDescription(profile: name))
+    }
+
+    /// Deletes the kernel keyring key `description`; a keyring that cannot be used has none.
+    func removeKeyringKey(description: String) throws {
         let store = keyringStore
-        let description = try store.keyDescription(profile: name)
         do throws(SystemCallError) {
             try store.kernel.remove(description)
         } catch  where [ENOSYS, EPERM, EACCES].contains(error.code) {
@@ -147,6 +151,7 @@ extension FileTokenStore {
         throws
     {
         if target == .file { try removeKeyringKey(profile: name) }
+        if target != .keyring { try removeKeyringKey(description: try dpopKeyDescription(profile: name)) }
         if source == .secretService, target != .secretService {
             try secretServiceStore.removeOnCallingThread(profile: name)
         }

@@ -54,8 +54,15 @@ public struct SecretServiceTokenStore: FileLockedTokenStore {
 
     /// Whether a Secret Service answers with an unlocked default collection. With `unlock`, a locked collection is
     /// first unlocked through the service's own prompt: only when a person is there to answer it.
-    public static func availability(unlock: Bool = false) async -> Availability {
-        (try? await BlockingIO.run { availabilityOnCallingThread(unlock: unlock) }) ?? .absent(reason: "cancelled")
+    /// - Parameters:
+    ///   - unlock: Whether the service may prompt to unlock its default collection.
+    ///   - environment: The environment whose session bus is meant (`DBUS_SESSION_BUS_ADDRESS`, else
+    ///     `$XDG_RUNTIME_DIR/bus`): without one nothing is loaded and the answer is ``Availability/absent(reason:)``.
+    ///     libsecret itself connects to the process's.
+    public static func availability(unlock: Bool = false, environment: [String: String]) async -> Availability {
+        if let reason = SecretService.sessionBusReason(environment) { return .absent(reason: reason) }
+        return (try? await BlockingIO.run { availabilityOnCallingThread(unlock: unlock) })
+            ?? .absent(reason: "cancelled")
     }
 
     static func availabilityOnCallingThread(unlock: Bool) -> Availability {
@@ -106,6 +113,26 @@ public struct SecretServiceTokenStore: FileLockedTokenStore {
                 attributes: attributes(record.name, .record))
         } catch {
             throw storageError(error, doing: "write", profile: record.name)
+        }
+    }
+
+    /// The private JWK of a profile's DPoP key, from its `kind=dpop-key` item; nil when there is none.
+    func readDPoPKeyOnCallingThread(profile name: String) throws -> [UInt8]? {
+        do throws(SecretService.Failure) {
+            return try SecretService.lookup(
+                attributes(name, .dpopKey), maximumBytes: FileTokenStore.maximumKeyFileBytes)
+        } catch {
+            throw storageError(error, doing: "read", profile: name)
+        }
+    }
+
+    /// Saves a profile's DPoP key (its private JWK) in its `kind=dpop-key` item.
+    func saveDPoPKeyOnCallingThread(_ bytes: [UInt8], profile name: String) throws {
+        do throws(SecretService.Failure) {
+            try SecretService.store(
+                bytes, label: "DeviceLogin DPoP key for profile \(name)", attributes: attributes(name, .dpopKey))
+        } catch {
+            throw storageError(error, doing: "write", profile: name)
         }
     }
 

@@ -139,7 +139,12 @@ enum LoginCommand {
         try await state.store(result.response, revokingIfNotSaved: true)
         if let store {
             // A key an earlier DPoP sign-in of the profile left is no use to this one's tokens.
-            if settings.client.dpop == nil { try? await store.removeDPoPKey(profile: settings.profile) }
+            if settings.client.dpop == nil {
+                try? await store.removeDPoPKey(profile: settings.profile)
+                if profile.tokenStore != .file {
+                    try? await store.removeDPoPKey(profile: settings.profile, in: profile.tokenStore)
+                }
+            }
             savedTo = try store.filePath(profile: settings.profile)
             // A profile that moved to the file leaves no copy in the key store it left.
             if let saved, saved.tokenStore != profile.tokenStore {
@@ -236,7 +241,7 @@ enum LoginCommand {
         store: FileTokenStore, transport: any HTTPTransport, context: CLIContext
     ) async throws {
         do {
-            try await store.saveDPoPKey(dpop.key, profile: profile.name)
+            try await store.saveDPoPKey(dpop.key, profile: profile.name, in: profile.tokenStore)
         } catch var error as DeviceLoginError {
             let memory = TokenState(
                 profile: profile, client: client, store: nil, transport: transport, clock: context.clock,

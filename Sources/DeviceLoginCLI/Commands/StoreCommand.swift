@@ -47,8 +47,11 @@ enum StoreCommand {
             guard var record = try await store.load(profile: name), record.tokens != nil else { return nil }
             let source = record.profile.tokenStore
             guard source != target else { return source }
+            // The DPoP key goes with the tokens it binds: written to the new store before the old copies go.
+            let key = record.profile.usesDPoP ? try await store.loadDPoPKey(profile: name, in: source) : nil
             record.profile.tokenStore = target
             try await store.save(record)
+            if let key { try await store.saveDPoPKey(key, profile: name, in: target) }
             try store.removeKeyStoreCopies(profile: name, from: source, to: target)
             return source
         }

@@ -15,7 +15,7 @@ struct TokenStoreOffer {
         var availability = SecretServiceTokenStore.Availability.absent(reason: "not asked")
         if request == .auto || request == .exactly(.secretService) {
             let unlock = request == .exactly(.secretService) && Interactivity.personCanAnswer(context)
-            availability = await SecretServiceTokenStore.availability(unlock: unlock)
+            availability = await SecretServiceTokenStore.availability(unlock: unlock, environment: context.environment)
         }
         var reason: String?
         if case .absent(let why) = availability { reason = why }

@@ -59,23 +59,33 @@ struct SecretService: Sendable {
         }
     }
 
-    /// Whether a session bus can be reached at all, without loading anything: `DBUS_SESSION_BUS_ADDRESS` is set, or
-    /// `$XDG_RUNTIME_DIR/bus` exists. Without one, GLib would try to start a bus of its own (X11 autolaunch).
-    static func sessionBusReason() -> String? {
-        if let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 { return nil }
-        if let runtime = getenv("XDG_RUNTIME_DIR"), runtime.pointee != 0,
-            access(String(cString: runtime) + "/bus", F_OK) == 0
-        {
+    /// Why no session bus can be reached, without loading anything; nil when one may be: `DBUS_SESSION_BUS_ADDRESS`
+    /// is set, or (when it is not set at all) `$XDG_RUNTIME_DIR/bus` exists. Set and empty means no bus. Without one,
+    /// GLib would try to start a bus of its own (X11 autolaunch).
+    static func sessionBusReason(_ environment: [String: String]) -> String? {
+        if let address = environment["DBUS_SESSION_BUS_ADDRESS"] {
+            return address.isEmpty ? "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is empty)" : nil
+        }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, access(runtime + "/bus", F_OK) == 0 {
             return nil
         }
         return "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
+    }
+
+    /// The variables of the process's environment that ``sessionBusReason(_:)`` reads (libsecret reads the process's).
+    static var processBusEnvironment: [String: String] {
+        var environment: [String: String] = [:]
+        for name in ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return environment
     }
 
     /// Loads libsecret once; throws ``Failure/Kind/unavailable`` without a session bus or without the library.
     static func load() throws(Failure) {
         #if canImport(CSecretService)
         if dl_secret_is_loaded() != 0 { return }
-        if let reason = sessionBusReason() { throw Failure(kind: .unavailable, message: reason) }
+        if let reason = sessionBusReason(processBusEnvironment) { throw Failure(kind: .unavailable, message: reason) }
         var error = [CChar](repeating: 0, count: 512)
         guard dl_secret_load(libraryName, &error, error.count) != 0 else {
             throw Failure(
