@@ -31,7 +31,8 @@ import Darwin
 /// **A key revoked or expired underneath** reads as no record (the profile is not signed in); the next save
 /// replaces it.
 ///
-/// **The lock** stays a file lock: ``withExclusiveAccess(profile:_:)`` is the given ``FileTokenStore``'s.
+/// **The lock** stays a file lock (``FileLockedTokenStore``): `withExclusiveAccess(profile:_:)` is the given
+/// ``FileTokenStore``'s.
 public struct KeyringTokenStore: FileLockedTokenStore {
     /// Which keyring holds the keys.
     public enum Keyring: Sendable, Hashable {

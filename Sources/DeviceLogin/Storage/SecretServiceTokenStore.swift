@@ -14,16 +14,17 @@ import Foundation
 /// `~/.local/share/keyrings/login.keyring`, encrypted with the login password), so it survives a reboot.
 ///
 /// **Who may read.** Any process of the user that reaches the session bus while the collection is unlocked; nothing
-/// while it is locked. libsecret is loaded on first use (``SecretService``): a process that never uses this store
+/// while it is locked. libsecret is loaded on first use (the `CSecretService` C target): a process that never uses this store
 /// loads no D-Bus code.
 ///
 /// **Never prompts.** Reads, writes and deletes never ask the service to unlock: a locked collection is "not signed
 /// in" (``DeviceLoginError/Code/noSession``, exit 77 in the CLI) for a read, and an error for a write. Only
-/// ``availability(unlock:)`` with `unlock` asks the service to prompt, for a sign-in with a person at the terminal.
+/// ``availability(unlock:environment:)`` with `unlock` asks the service to prompt, for a sign-in with a person at the terminal.
 ///
 /// **Atomic.** A save replaces the item with the same attributes in one call of the service.
 ///
-/// **The lock** stays a file lock: ``withExclusiveAccess(profile:_:)`` is the given ``FileTokenStore``'s.
+/// **The lock** stays a file lock (``FileLockedTokenStore``): `withExclusiveAccess(profile:_:)` is the given
+/// ``FileTokenStore``'s.
 public struct SecretServiceTokenStore: FileLockedTokenStore {
     /// The largest record kept: 64 KiB.
     public static let maximumRecordBytes = 64 << 10
