@@ -34,6 +34,10 @@ let package = Package(
         // QR code is missing there). Compiled against libqrencode's header where it is installed (Debian:
         // libqrencode-dev). At run time it needs libqrencode.so.4 (Debian: libqrencode4).
         .target(name: "CQRencode", dependencies: ["CLibraryLoader"]),
+        // libsecret (the freedesktop Secret Service over D-Bus), loaded the same way by the first use of the
+        // `secret-service` store, and declared after its stable ABI (no headers needed). At run time it needs
+        // libsecret-1.so.0 (Debian: libsecret-1-0) and a Secret Service on the session bus (gnome-keyring).
+        .target(name: "CSecretService", dependencies: ["CLibraryLoader"]),
 
         // Typed wrappers of prctl(2), which is variadic (Swift cannot call it), for ProcessHardening.
         .target(name: "CProcessHardening"),
@@ -48,6 +52,7 @@ let package = Package(
             dependencies: [
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])), "CProcessHardening", "CKeyring",
+                .target(name: "CSecretService", condition: .when(platforms: [.linux])),
             ]
         ),
         // Terminal rendering: sanitiser, QR matrix, prompt renderer.

@@ -47,6 +47,7 @@ modules="$build/debug/Modules"
 objects=("$build"/debug/DeviceLogin.build/*.o "$build"/debug/CProcessHardening.build/*.o
     "$build"/debug/CLibraryLoader.build/*.o "$build"/debug/CCurl.build/*.o "$build"/debug/CCrypto.build/*.o
     "$build"/debug/CQRencode.build/*.o "$build"/debug/CExec.build/*.o "$build"/debug/CKeyring.build/*.o
+    "$build"/debug/CSecretService.build/*.o
     "$build"/debug/DeviceLoginTerminal.build/*.o "$build"/debug/DeviceLoginTesting.build/*.o
     "$build"/debug/DeviceLoginCLI.build/*.o)
 # libcurl, libcrypto and libqrencode are not linked: CCurl, CCrypto and CQRencode load them with dlopen on first use,
@@ -59,7 +60,7 @@ for name in "${targets[@]}"; do
     exe="$build/fuzz-$name"
     swiftc -sanitize=fuzzer,address -parse-as-library -I "$modules" -I Sources/CCurl/include -I Sources/CQRencode/include \
         -I Sources/CCrypto/include -I Sources/CLibraryLoader/include -I Sources/CProcessHardening/include \
-        -I Sources/CExec/include -I Sources/CKeyring/include \
+        -I Sources/CExec/include -I Sources/CKeyring/include -I Sources/CSecretService/include \
         "$src" "${objects[@]}" -o "$exe" 2>"$build/$name-link.log" \
         || { grep -v 'Cannot export local symbol' "$build/$name-link.log" >&2; exit 1; }
     corpus="$build/corpus/$name"

@@ -75,9 +75,12 @@ public enum ChildProcess {
         }
     }
 
-    /// The test runner's environment without the variables that start with `prefix`, with `overrides` on top.
+    /// The test runner's environment without the variables that start with `prefix`, with `overrides` on top. No
+    /// session bus (`DBUS_SESSION_BUS_ADDRESS` empty) unless `overrides` names one: a child never reaches the test
+    /// process's own Secret Service (SecretServiceSession) or the user's.
     public static func environment(_ overrides: [String: String], droppingPrefix prefix: String) -> [String: String] {
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix(prefix) }
+        merged["DBUS_SESSION_BUS_ADDRESS"] = ""
         merged.merge(overrides) { $1 }
         return merged
     }

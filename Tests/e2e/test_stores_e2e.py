@@ -172,6 +172,16 @@ def test_a_key_revoked_underneath_is_not_signed_in(server, tmp_path):
     assert cli(home, "token").returncode == 0
 
 
+def tokens_of_processes(home, count):
+    """Runs `device-login token` in `count` processes at once; each must succeed. The set of tokens they printed."""
+    environment = cli_environment(home, DEVICE_LOGIN_KEYRING="session")
+    processes = [subprocess.Popen([str(binary_path()), "token"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  env=environment) for _ in range(count)]
+    outputs = [process.communicate(timeout=60) for process in processes]
+    assert all(process.returncode == 0 for process in processes), [error for _, error in outputs]
+    return {output.decode().strip() for output, _ in outputs}
+
+
 def test_sixteen_processes_on_an_expired_token_refresh_once(server, tmp_path):
     home = tmp_path / "home"
     login(server, home, "--store", "keyring")
@@ -180,12 +190,7 @@ def test_sixteen_processes_on_an_expired_token_refresh_once(server, tmp_path):
     write_key(key_of(home), json.dumps(stored).encode())
     before = server.log().count("refresh -> 200")
 
-    environment = cli_environment(home, DEVICE_LOGIN_KEYRING="session")
-    processes = [subprocess.Popen([str(binary_path()), "token"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  env=environment) for _ in range(16)]
-    outputs = [process.communicate(timeout=60) for process in processes]
-    assert all(process.returncode == 0 for process in processes), [error for _, error in outputs]
-    tokens = {output.decode().strip() for output, _ in outputs}
+    tokens = tokens_of_processes(home, 16)
     assert len(tokens) == 1 and stored["tokens"]["access_token"] not in tokens
     assert server.log().count("refresh -> 200") - before == 1
     assert json.loads(read_key(key_of(home)))["tokens"]["access_token"] in tokens
@@ -250,3 +255,19 @@ def test_kill_9_during_refreshes_never_tears_the_key(server, tmp_path):
         if payload is not None:
             json.loads(payload)  # never torn
         assert cli(home, "status").returncode in (0, 77)
+
+
+def test_detach_carries_the_store_to_resume(server, tmp_path):
+    """`login --detach --store keyring` keeps the choice in the pending sign-in; `--resume`, in another process, saves
+    the tokens there, not in the file."""
+    from test_detach_e2e import detach
+
+    home = tmp_path / "home"
+    code = detach(server, home, "--store", "keyring", "--scope", "openid offline_access")
+    assert json.loads((home / "default.pending").read_text())["store_request"] == "keyring"
+    approve(server.base_url, code)
+    resumed = cli(home, "login", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    record = json.loads((home / "default.json").read_text())
+    assert record["profile"]["store"] == "keyring" and record.get("tokens") is None
+    assert json.loads(read_key(key_of(home)))["tokens"]["refresh_token"]

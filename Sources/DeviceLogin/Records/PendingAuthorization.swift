@@ -47,6 +47,9 @@ public struct PendingAuthorization: Sendable, Hashable {
     public var dpopPrivateKey: JSONObject?
     /// The PEM file of CA certificates the sign-in trusted instead of the system's (``TransportOptions/caFile``).
     public var caFile: String?
+    /// The store the sign-in was started with (`login --detach --store`), as its `--store` word
+    /// (``TokenStoreRequest/word``); nil when none was given. `--resume` saves the tokens there.
+    public var storeRequest: String?
 
     /// Creates a record of a sign-in that has just been authorized, or whose polling stands at `progress`.
     /// - Parameters:
@@ -212,6 +215,7 @@ extension PendingAuthorization: Codable {
         case headers
         case dpopKey = "dpop_key"
         case caFile = "ca_file"
+        case storeRequest = "store_request"
     }
 
     /// Reads a record in the stored form; every number and time is bounded, the response checked as on the wire.
@@ -253,6 +257,10 @@ extension PendingAuthorization: Codable {
         }
         dpopPrivateKey = try container.decodeIfPresent(JSONObject.self, forKey: .dpopKey)
         caFile = try container.decodeIfPresent(String.self, forKey: .caFile)
+        storeRequest = try container.decodeIfPresent(String.self, forKey: .storeRequest)
+        if let word = storeRequest, TokenStoreRequest(word) == nil {
+            throw DeviceLoginError(.storage, "the store of the pending sign-in is not one this version knows")
+        }
     }
 
     /// Writes the record: times as Unix seconds, the response as its wire object, the interval in whole seconds.
@@ -282,5 +290,6 @@ extension PendingAuthorization: Codable {
         }
         try container.encodeIfPresent(dpopPrivateKey, forKey: .dpopKey)
         try container.encodeIfPresent(caFile, forKey: .caFile)
+        try container.encodeIfPresent(storeRequest, forKey: .storeRequest)
     }
 }

@@ -5,7 +5,7 @@
 /// | --- | --- | --- |
 /// | ``file`` | the profile's JSON file (0600 in a 0700 folder), readable by this user | logout and reboot |
 /// | ``keyring`` | a `user` key in the user's persistent kernel keyring (``KeyringTokenStore``) | logout, not reboot |
-/// | ``secretService`` | an item of the freedesktop Secret Service's default collection | what the service keeps |
+/// | ``secretService`` | an item of the freedesktop Secret Service's default collection (``SecretServiceTokenStore``), the access token alone also in the kernel keyring | reboot (gnome-keyring keeps it on disk, encrypted) |
 public enum TokenStoreKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// The profile's file: today's store, and the store of every record that names none.
     case file
@@ -19,7 +19,9 @@ public enum TokenStoreKind: String, Sendable, Hashable, CaseIterable, Codable {
         switch self {
         case .file: "profile's file (readable by this user; survives reboot)"
         case .keyring: "kernel keyring (the user's persistent keyring: survives logout, not reboot)"
-        case .secretService: "Secret Service (the default collection)"
+        case .secretService:
+            "Secret Service (its default collection; a copy of the access token alone in the kernel keyring, for "
+                + "the fast path)"
         }
     }
 }
@@ -33,6 +35,14 @@ public enum TokenStoreRequest: Sendable, Hashable {
 
     /// The words `--store` takes, in the order help shows them.
     public static let names = ["auto"] + TokenStoreKind.allCases.map(\.rawValue)
+
+    /// The `--store` word: `auto`, or the store's name.
+    public var word: String {
+        switch self {
+        case .auto: "auto"
+        case .exactly(let kind): kind.rawValue
+        }
+    }
 
     /// Reads a `--store` word; nil for anything else.
     public init?(_ text: String) {

@@ -42,57 +42,97 @@ extension FileTokenStore {
         return keyring
     }
 
+    /// The Secret Service store of this folder's profiles (its items' `home` is ``directory``).
+    public var secretServiceStore: SecretServiceTokenStore {
+        SecretServiceTokenStore(home: directory, locks: self)
+    }
+
     /// The record as loaded from the file, with its tokens from the store it names; no tokens when that store has
     /// none (signed out, or a key revoked or expired underneath us: not signed in).
-    func withStoredTokens(_ record: ProfileRecord) throws -> ProfileRecord {
+    ///
+    /// On the fast lane (`lane`), a profile in the Secret Service gets the copy of its access token that rests in the
+    /// kernel keyring beside the item (``placingTokens(_:)``), with no refresh or ID token, or no tokens when there
+    /// is no copy: the lane then leaves the answer to the full path, which asks the Secret Service.
+    func withStoredTokens(_ record: ProfileRecord, lane: Bool = false) throws -> ProfileRecord {
         var record = record
         switch record.profile.tokenStore {
         case .file: break
         case .keyring:
-            let store = keyringStore
-            let description = try store.keyDescription(profile: record.name)
-            record.tokens =
-                try store.readOnCallingThread(description).map {
-                    try store.decode($0, description: description, profile: record.name).tokens
-                } ?? nil
+            record.tokens = try keyringTokens(profile: record.name)
+        case .secretService where lane:
+            record.tokens = try? keyringTokens(profile: record.name)
         case .secretService:
-            throw Self.secretServiceMissing(profile: record.name)
+            record.tokens = try secretServiceStore.loadOnCallingThread(profile: record.name)?.tokens
         }
         return record
     }
 
+    /// The tokens of the profile's kernel keyring key, if any.
+    private func keyringTokens(profile name: String) throws -> TokenSet? {
+        let store = keyringStore
+        let description = try store.keyDescription(profile: name)
+        return try store.readOnCallingThread(description).map {
+            try store.decode($0, description: description, profile: name).tokens
+        } ?? nil
+    }
+
     /// Puts `record`'s tokens in the store it names and returns what the file keeps: the record without tokens. For
     /// the file, the record itself. A record with no tokens (signed out) removes the other store's copy.
+    ///
+    /// For the Secret Service, the access token alone (no refresh or ID token) is also copied into the kernel
+    /// keyring, so that the fast lane answers without D-Bus; when the keyring cannot be used there is no copy.
     func placingTokens(_ record: ProfileRecord) throws -> ProfileRecord {
         switch record.profile.tokenStore {
         case .file:
             return record
         case .keyring:
-            let store = keyringStore
-            let description = try store.keyDescription(profile: record.name)
-            let bytes = try record.tokens.map { _ in try store.encode(record, description: description) }
-            do throws(SystemCallError) {
-                if let bytes {
-                    try store.kernel.write(description, bytes)
-                } else {
-                    try store.kernel.remove(description)
-                }
-            } catch {
-                throw store.storageError(error, doing: "write", description: description)
-            }
-            var kept = record
-            kept.tokens = nil
-            return kept
+            try writeKeyringKey(record)
         case .secretService:
-            throw Self.secretServiceMissing(profile: record.name)
+            let store = secretServiceStore
+            if record.tokens != nil {
+                try store.saveOnCallingThread(record)
+            } else {
+                try store.removeOnCallingThread(profile: record.name, kind: .record)
+            }
+            var copy = record
+            copy.tokens?.refreshToken = nil
+            copy.tokens?.idToken = nil
+            do {
+                try writeKeyringKey(copy)
+            } catch {
+                // No copy rather than a stale one: the fast lane then asks the Secret Service.
+                try? removeKeyringKey(profile: record.name)
+            }
+        }
+        var kept = record
+        kept.tokens = nil
+        return kept
+    }
+
+    /// Writes the record to the profile's kernel keyring key, or deletes the key when it has no tokens.
+    private func writeKeyringKey(_ record: ProfileRecord) throws {
+        let store = keyringStore
+        let description = try store.keyDescription(profile: record.name)
+        let bytes = try record.tokens.map { _ in try store.encode(record, description: description) }
+        do throws(SystemCallError) {
+            if let bytes {
+                try store.kernel.write(description, bytes)
+            } else {
+                try store.kernel.remove(description)
+            }
+        } catch {
+            throw store.storageError(error, doing: "write", description: description)
         }
     }
 
-    /// Removes the copies of the profile's tokens in every store but the file (`logout`, `store --to`, deleting a
-    /// profile): a key store that is not there has no copy.
-    package func removeKeyStoreCopies(profile name: String) throws {
+    /// Deletes the profile's kernel keyring key; a keyring that cannot be used has none.
+    private func removeKeyringKey(profile name: String) throws {
+        try removeKeyringKey(description: try keyringStore.keyDescription(profile: name))
+    }
+
+    /// Deletes the kernel keyring key `description`; a keyring that cannot be used has none.
+    func removeKeyringKey(description: String) throws {
         let store = keyringStore
-        let description = try store.keyDescription(profile: name)
         do throws(SystemCallError) {
             try store.kernel.remove(description)
         } catch  where [ENOSYS, EPERM, EACCES].contains(error.code) {
@@ -102,9 +142,27 @@ extension FileTokenStore {
         }
     }
 
-    static func secretServiceMissing(profile name: String) -> DeviceLoginError {
-        DeviceLoginError(
-            .storage, "the profile \(name) keeps its tokens in the Secret Service, which this build cannot reach",
-            hint: "move it: device-login store --profile \(name) --to keyring")
+    /// Removes the copies of the profile's tokens that rest outside the file when they leave `source` for `target`
+    /// (`logout` and deleting a profile: for the file; `store --to`; a sign-in into another store): the kernel
+    /// keyring's key unless `target` keeps one (the keyring, or the Secret Service's copy of the access token), and
+    /// the Secret Service's items when `source` is the Secret Service and `target` is not. A key store that is not
+    /// there has no copy; the Secret Service is asked only when `source` names it.
+    package func removeKeyStoreCopies(profile name: String, from source: TokenStoreKind, to target: TokenStoreKind)
+        throws
+    {
+        if target == .file { try removeKeyringKey(profile: name) }
+        if target != .keyring { try removeKeyringKey(description: try dpopKeyDescription(profile: name)) }
+        if source == .secretService, target != .secretService {
+            try secretServiceStore.removeOnCallingThread(profile: name)
+        }
+    }
+
+    /// The store the profile's file names, read without its tokens; the file when the file is missing or unreadable.
+    func storeNamed(profile name: String) -> TokenStoreKind {
+        guard let path = try? filePath(profile: name),
+            let bytes = try? readPrivateFile(at: path, kind: "token file", maximumBytes: Self.maximumFileBytes),
+            let record = try? Self.decode(bytes, path: path, profile: name)
+        else { return .file }
+        return record.profile.tokenStore
     }
 }

@@ -161,10 +161,12 @@ public struct FileTokenStore: TokenStore {
     /// (``ProfileRecord/init(stored:)``), without `JSONDecoder` or `Codable`. For a process that has started no
     /// concurrency yet — the CLI's fast lane, which answers `device-login token` before anything else starts —
     /// where blocking the caller is blocking no one.
+    /// One difference: a profile whose tokens rest in the Secret Service gets the kernel keyring's copy of its access
+    /// token (no refresh or ID token), or no tokens: the lane never waits for D-Bus.
     /// - Returns: The record, or nil when there is none.
     /// - Throws: The errors of ``load(profile:)``.
     package func loadOnCallingThread(profile name: String) throws -> ProfileRecord? {
-        try readRecord(at: try filePath(profile: name), profile: name)
+        try readRecord(at: try filePath(profile: name), profile: name, lane: true)
     }
 
     /// Replaces a profile's record atomically and durably.
@@ -216,7 +218,7 @@ public struct FileTokenStore: TokenStore {
         guard try await BlockingIO.run({ [self] in try checkDirectory() }) else { return }
         try await withExclusiveAccess(profile: name) { [self] in
             try await BlockingIO.run { [self] in
-                try removeKeyStoreCopies(profile: name)
+                try removeKeyStoreCopies(profile: name, from: storeNamed(profile: name), to: .file)
                 try removeFile(at: path, kind: "token file")
                 try removeFile(at: key, kind: "DPoP key file")
                 removeLockFileIfUnused(profile: name)
@@ -312,9 +314,9 @@ public struct FileTokenStore: TokenStore {
     }
 
     /// A profile's record, after the checks of the directory and the file; nil when there is none.
-    private func readRecord(at path: String, profile name: String) throws -> ProfileRecord? {
+    private func readRecord(at path: String, profile name: String, lane: Bool = false) throws -> ProfileRecord? {
         guard let bytes = try readRecordBytes(at: path, profile: name) else { return nil }
-        return try withStoredTokens(try Self.decode(bytes, path: path, profile: name))
+        return try withStoredTokens(try Self.decode(bytes, path: path, profile: name), lane: lane)
     }
 
     /// The bytes of a profile's file, after the checks of the directory and the file; nil when there is none.

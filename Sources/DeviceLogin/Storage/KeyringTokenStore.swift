@@ -31,8 +31,9 @@ import Darwin
 /// **A key revoked or expired underneath** reads as no record (the profile is not signed in); the next save
 /// replaces it.
 ///
-/// **The lock** stays a file lock: ``withExclusiveAccess(profile:_:)`` is the given ``FileTokenStore``'s.
-public struct KeyringTokenStore: TokenStore {
+/// **The lock** stays a file lock (``FileLockedTokenStore``): `withExclusiveAccess(profile:_:)` is the given
+/// ``FileTokenStore``'s.
+public struct KeyringTokenStore: FileLockedTokenStore {
     /// Which keyring holds the keys.
     public enum Keyring: Sendable, Hashable {
         /// The user's persistent keyring: survives logout, not reboot (the default).
@@ -135,24 +136,6 @@ public struct KeyringTokenStore: TokenStore {
             .sorted()
     }
 
-    /// Runs `body` holding the file lock of ``locks``.
-    public func withExclusiveAccess<Value: Sendable>(
-        profile name: String,
-        _ body: @Sendable () async throws -> Value
-    ) async throws -> Value {
-        try await locks.withExclusiveAccess(profile: name, body)
-    }
-
-    /// Notes the failure beside the lock, as ``locks`` does.
-    public func recordRefreshFailure(profile name: String, at failedAt: Date, message: String) async {
-        await locks.recordRefreshFailure(profile: name, at: failedAt, message: message)
-    }
-
-    /// The failure ``locks`` noted.
-    public func lastRefreshFailure(profile name: String) async -> (at: Date, message: String)? {
-        await locks.lastRefreshFailure(profile: name)
-    }
-
     /// Whether the kernel keyring answers here (the system calls exist and are permitted): the keyring is found.
     public func isUsable() -> Bool {
         (try? kernel.keyring()) != nil
@@ -161,36 +144,45 @@ public struct KeyringTokenStore: TokenStore {
     // MARK: - The record's bytes
 
     func encode(_ record: ProfileRecord, description: String) throws -> [UInt8] {
+        try Self.encodeRecord(record, maximumBytes: Self.maximumRecordBytes, place: "the keyring key \(description)")
+    }
+
+    func decode(_ bytes: [UInt8], description: String, profile name: String) throws -> ProfileRecord {
+        try Self.decodeRecord(bytes, place: "the keyring key \(description)", profile: name)
+    }
+
+    /// A record as compact JSON, for a key store's item (`place` names it in errors: "the keyring key …"); at most
+    /// `maximumBytes`.
+    static func encodeRecord(_ record: ProfileRecord, maximumBytes: Int, place: String) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes: [UInt8]
         do {
             bytes = Array(try encoder.encode(record))
         } catch {
-            throw DeviceLoginError(.storage, "could not encode the record for the keyring key \(description)")
+            throw DeviceLoginError(.storage, "could not encode the record for \(place)")
         }
-        guard bytes.count <= Self.maximumRecordBytes else {
+        guard bytes.count <= maximumBytes else {
             throw DeviceLoginError(
                 .storage,
-                "the record of \(record.name) is \(bytes.count) bytes, more than a keyring key holds "
-                    + "(\(Self.maximumRecordBytes))",
+                "the record of \(record.name) is \(bytes.count) bytes, more than \(place) holds (\(maximumBytes))",
                 hint: "choose another store: device-login store --profile \(record.name) --to file")
         }
         return bytes
     }
 
-    func decode(_ bytes: [UInt8], description: String, profile name: String) throws -> ProfileRecord {
-        let hint = "delete the key and sign in again: device-login logout --profile \(name)"
+    /// The record a key store's item holds, read with the one reader of a record (no JSONDecoder: the fast lane reads
+    /// keys too); it must be of profile `name`, in a format this version reads.
+    static func decodeRecord(_ bytes: [UInt8], place: String, profile name: String) throws -> ProfileRecord {
+        let hint = "delete it and sign in again: device-login logout --profile \(name)"
         let record: ProfileRecord
         do {
-            // The one reader of a record, as for the profile's file (no JSONDecoder: the fast lane reads keys too).
             record = try ProfileRecord(stored: try JSONFields(try JSONParser.parse(bytes)))
         } catch {
-            throw DeviceLoginError(.storage, "the keyring key \(description) is corrupt", hint: hint)
+            throw DeviceLoginError(.storage, "\(place) is corrupt", hint: hint)
         }
         guard record.version <= ProfileRecord.currentVersion, record.name == name else {
-            throw DeviceLoginError(
-                .storage, "the keyring key \(description) holds another profile or a newer format", hint: hint)
+            throw DeviceLoginError(.storage, "\(place) holds another profile or a newer format", hint: hint)
         }
         return record
     }

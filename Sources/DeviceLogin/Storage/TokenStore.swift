@@ -85,3 +85,30 @@ extension TokenStore {
     /// A store that shares nothing between processes keeps no failure.
     public func lastRefreshFailure(profile name: String) async -> (at: Date, message: String)? { nil }
 }
+
+/// A ``TokenStore`` that keeps its records elsewhere but takes the profile locks of a ``FileTokenStore`` (the kernel
+/// keyring's, the Secret Service's): the lock, and the refresh failure noted beside it, stay files on every store.
+public protocol FileLockedTokenStore: TokenStore {
+    /// The store whose file locks serve as this store's locks.
+    var locks: FileTokenStore { get }
+}
+
+extension FileLockedTokenStore {
+    /// Runs `body` holding the file lock of ``locks``.
+    public func withExclusiveAccess<Value: Sendable>(
+        profile name: String,
+        _ body: @Sendable () async throws -> Value
+    ) async throws -> Value {
+        try await locks.withExclusiveAccess(profile: name, body)
+    }
+
+    /// Notes the failure beside the lock, as ``locks`` does.
+    public func recordRefreshFailure(profile name: String, at failedAt: Date, message: String) async {
+        await locks.recordRefreshFailure(profile: name, at: failedAt, message: message)
+    }
+
+    /// The failure ``locks`` noted.
+    public func lastRefreshFailure(profile name: String) async -> (at: Date, message: String)? {
+        await locks.lastRefreshFailure(profile: name)
+    }
+}

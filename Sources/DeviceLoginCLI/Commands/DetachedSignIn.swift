@@ -81,11 +81,13 @@ enum DetachedSignIn {
         return try await busyAsExitCode(context: context) {
             try await store.withPendingPolling(profile: settings.profile) {
                 let authorization = try await flow.requestAuthorization()
-                let pending = try PendingAuthorization(
+                var pending = try PendingAuthorization(
                     profile: profile, authorization: authorization,
                     additionalHeaders: settings.client.additionalHeaders, dpopKey: settings.client.dpop?.key,
                     caFile: settings.caFile
                 )
+                // `--resume` saves where `login --detach --store` said.
+                pending.storeRequest = settings.tokenStore?.word
                 // Saved before the code is shown: nobody is asked to approve a sign-in that could not be kept.
                 try await store.savePending(pending)
                 let presentation = settings.presentation
@@ -245,13 +247,15 @@ enum DetachedSignIn {
         var presentation = LoginPresentation()
         presentation.events = options.flag("events")
         presentation.quiet = options.flag("quiet")
-        return LoginSettings(
+        var settings = LoginSettings(
             issuer: profile.issuer, client: client, json: options.flag("json"),
             caFile: options.value("ca-file") ?? pending.caFile, storeSecret: profile.clientSecret != nil,
             profile: profile.name, bindings: profile.bindings, username: profile.username, timeout: timeout,
             dpop: client.dpop != nil, presentation: presentation, savedEndpoints: profile.endpoints,
             resumedProvider: profile.provider
         )
+        settings.tokenStore = pending.storeRequest.flatMap(TokenStoreRequest.init)
+        return settings
     }
 
     /// Polls from where the pending sign-in stands, saving the progress after every poll and answer so that a later

@@ -146,11 +146,17 @@ enum LoginCommand {
         try await state.store(result.response, revokingIfNotSaved: true)
         if let store {
             // A key an earlier DPoP sign-in of the profile left is no use to this one's tokens.
-            if settings.client.dpop == nil { try? await store.removeDPoPKey(profile: settings.profile) }
+            if settings.client.dpop == nil {
+                try? await store.removeDPoPKey(profile: settings.profile)
+                if profile.tokenStore != .file {
+                    try? await store.removeDPoPKey(profile: settings.profile, in: profile.tokenStore)
+                }
+            }
             savedTo = try store.filePath(profile: settings.profile)
             // A profile that moved to the file leaves no copy in the key store it left.
-            if profile.tokenStore == .file, let saved, saved.tokenStore != .file {
-                try store.removeKeyStoreCopies(profile: settings.profile)
+            if let saved, saved.tokenStore != profile.tokenStore {
+                try store.removeKeyStoreCopies(
+                    profile: settings.profile, from: saved.tokenStore, to: profile.tokenStore)
             }
         }
         let verification = await state.tokens?.idTokenVerification
@@ -200,7 +206,8 @@ enum LoginCommand {
             if choice?.announced == true {
                 context.stderr.line(
                     "The tokens rest in that file, readable by this user: no Secret Service answered with an "
-                        + "unlocked collection. To keep them in the kernel keyring instead: device-login store "
+                        + "unlocked collection" + (choice?.reason.map { " (\(TerminalText.clean($0)))" } ?? "")
+                        + ". To keep them in the kernel keyring instead: device-login store "
                         + "--profile \(settings.profile) --to keyring (or login --store keyring).")
             }
         }
@@ -212,19 +219,22 @@ enum LoginCommand {
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/storage`` for a store that cannot be used.
     static func chooseStore(
         _ settings: LoginSettings, context: CLIContext
-    ) async throws -> (kind: TokenStoreKind, announced: Bool) {
+    ) async throws -> (kind: TokenStoreKind, announced: Bool, reason: String?) {
         let store = try context.tokenStore()
         let saved = try? await store.load(profile: settings.profile)?.profile
         let request = settings.tokenStore ?? saved.map { .exactly($0.tokenStore) } ?? .auto
         // Only a request for the keyring asks the kernel: `auto` never creates the user's persistent keyring.
-        let offer = TokenStoreChoice.Offer(
-            secretServiceUnlocked: false, secretServiceAnswers: false,
-            keyringUsable: request == .exactly(.keyring) && store.keyringStore.isUsable())
-        switch TokenStoreChoice.choose(request, offer: offer) {
-        case .use(let kind, let announced): return (kind, announced)
+        let offer = await TokenStoreOffer.probe(request, store: store, context: context)
+        switch TokenStoreChoice.choose(request, offer: offer.offer) {
+        case .use(.secretService, _) where !offer.offer.secretServiceUnlocked:
+            throw DeviceLoginError(
+                .storage, "cannot keep the tokens in the Secret Service: its default collection is locked",
+                hint: "unlock it (sign in to the desktop session, or run login at a terminal, where the service asks "
+                    + "for its password), or choose another store: --store keyring")
+        case .use(let kind, let announced): return (kind, announced, offer.secretServiceReason)
         case .unavailable(let kind, let reason):
             throw DeviceLoginError(
-                .storage, "cannot keep the tokens in the \(kind.place): \(reason)",
+                .storage, "cannot keep the tokens in the \(kind.place): \(offer.secretServiceReason ?? reason)",
                 hint: "choose another store: --store " + (kind == .keyring ? "file" : "keyring"))
         }
     }
@@ -238,7 +248,7 @@ enum LoginCommand {
         store: FileTokenStore, transport: any HTTPTransport, context: CLIContext
     ) async throws {
         do {
-            try await store.saveDPoPKey(dpop.key, profile: profile.name)
+            try await store.saveDPoPKey(dpop.key, profile: profile.name, in: profile.tokenStore)
         } catch var error as DeviceLoginError {
             let memory = TokenState(
                 profile: profile, client: client, store: nil, transport: transport, clock: context.clock,

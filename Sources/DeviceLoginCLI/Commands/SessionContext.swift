@@ -83,12 +83,14 @@ struct SessionContext: Sendable {
         _ record: ProfileRecord, store: FileTokenStore, context: CLIContext
     ) async throws -> DPoPProver {
         let name = record.profile.name
-        let path = try store.dpopKeyPath(profile: name)
-        context.trace("dpop", "key " + path)
-        guard let key = try await store.loadDPoPKey(profile: name) else {
+        let kind = record.profile.tokenStore
+        let place = try store.dpopKeyPlace(profile: name, in: kind)
+        context.trace("dpop", "key " + place)
+        guard let key = try await store.loadDPoPKey(profile: name, in: kind) else {
             throw SignInNeeded(
                 profile: name, saved: record.profile,
-                message: "profile '\(name)' uses DPoP, but its key file \(path) is missing")
+                message: "profile '\(name)' uses DPoP, but its key "
+                    + (kind == .file ? "file \(place)" : "(\(place))") + " is missing")
         }
         do {
             return try DPoPProver(key: key, now: context.now)

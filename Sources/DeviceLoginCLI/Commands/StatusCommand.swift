@@ -44,7 +44,9 @@ enum StatusCommand {
         var report = Report(
             name: name, path: path, record: record, now: context.now(), others: others, verification: verification
         )
-        if record?.profile.usesDPoP == true { report.dpopKeyPath = try store.dpopKeyPath(profile: name) }
+        if let profile = record?.profile, profile.usesDPoP {
+            report.dpopKeyPath = try store.dpopKeyPlace(profile: name, in: profile.tokenStore)
+        }
         report.sessionKeyring = store.keyring == .session
         (report.pending, report.pendingProblem) = try await pending(of: name, store: store)
         if options.flag("json") {
@@ -68,7 +70,9 @@ enum StatusCommand {
                 var report = Report(
                     name: name, path: path, record: record, now: now, others: [],
                     verification: record?.tokens?.idTokenVerification)
-                if record?.profile.usesDPoP == true { report.dpopKeyPath = try? store.dpopKeyPath(profile: name) }
+                if let profile = record?.profile, profile.usesDPoP {
+                    report.dpopKeyPath = try? store.dpopKeyPlace(profile: name, in: profile.tokenStore)
+                }
                 (report.pending, report.pendingProblem) = try await pending(of: name, store: store)
                 entries.append(report.json)
             } catch let error as DeviceLoginError {

@@ -16,7 +16,9 @@ enum StoreCommand {
             store named, which the profile then remembers (`status` shows it). The tokens are written to the new
             store first and only then deleted from the old one, under the profile's lock, so no refresh of another
             process runs in between and a kill leaves a working copy. keyring is the user's persistent kernel
-            keyring: it survives logout, not reboot. A profile not signed in exits 77.
+            keyring: it survives logout, not reboot. secret-service is the Secret Service's default collection,
+            which must be unlocked; the access token alone is also copied to the kernel keyring, for the fast path.
+            A profile not signed in exits 77.
             """,
         exitCodes: [.failure, .usage, .ioError, .notSignedIn, .configuration] + ExitCode.stopped,
         exitMeanings: [.notSignedIn: "the profile is not saved, or has no tokens to move"],
@@ -31,19 +33,26 @@ enum StoreCommand {
             throw UsageError("--to must be keyring, secret-service or file, not '\(text)'", command: "store")
         }
         let store = try context.tokenStore()
-        let offer = TokenStoreChoice.Offer(
-            secretServiceUnlocked: false, secretServiceAnswers: false,
-            keyringUsable: target == .keyring && store.keyringStore.isUsable())
-        if case .unavailable(_, let reason) = TokenStoreChoice.choose(.exactly(target), offer: offer) {
-            throw DeviceLoginError(.storage, "cannot move the tokens to the \(target.place): \(reason)")
+        let offer = await TokenStoreOffer.probe(.exactly(target), store: store, context: context)
+        if case .unavailable(_, let reason) = TokenStoreChoice.choose(.exactly(target), offer: offer.offer) {
+            throw DeviceLoginError(
+                .storage, "cannot move the tokens to the \(target.place): \(offer.secretServiceReason ?? reason)")
+        }
+        if target == .secretService, !offer.offer.secretServiceUnlocked {
+            throw DeviceLoginError(
+                .storage, "cannot move the tokens to the Secret Service: its default collection is locked",
+                hint: "unlock it (sign in to the desktop session), then run this again")
         }
         let moved = try await store.withExclusiveAccess(profile: name) { () async throws -> TokenStoreKind? in
             guard var record = try await store.load(profile: name), record.tokens != nil else { return nil }
             let source = record.profile.tokenStore
             guard source != target else { return source }
+            // The DPoP key goes with the tokens it binds: written to the new store before the old copies go.
+            let key = record.profile.usesDPoP ? try await store.loadDPoPKey(profile: name, in: source) : nil
             record.profile.tokenStore = target
             try await store.save(record)
-            if source != .file { try store.removeKeyStoreCopies(profile: name) }
+            if let key { try await store.saveDPoPKey(key, profile: name, in: target) }
+            try store.removeKeyStoreCopies(profile: name, from: source, to: target)
             return source
         }
         guard let moved else {

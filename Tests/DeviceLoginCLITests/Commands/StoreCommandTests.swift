@@ -40,23 +40,28 @@ struct StoreCommandTests {
         #expect(signedOut.status == ExitCode.notSignedIn.rawValue)
     }
 
-    @Test("a store this build cannot reach is refused, and the profile and its tokens stay where they are")
+    @Test("a store that cannot be reached (no session bus) is refused, and the profile and its tokens stay put")
     func unreachableStoreChangesNothing() async throws {
         let fixture = try ProfileFixture()
         defer { fixture.remove() }
+        // No D-Bus session bus at all: no address, and no $XDG_RUNTIME_DIR/bus.
+        var environment = fixture.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = ""
+        environment["XDG_RUNTIME_DIR"] = fixture.home.path
         let now = Date()
         try await fixture.save(TokenSet(accessToken: "at-1", expiresAt: now.addingTimeInterval(3600), issuedAt: now))
         let path = fixture.home.appendingPathComponent("default.json")
         let before = try Data(contentsOf: path)
-        let run = try await BinaryHarness.run(["store", "--to", "secret-service"], environment: fixture.environment)
+        let run = try await BinaryHarness.run(["store", "--to", "secret-service"], environment: environment)
         #expect(run.status == ExitCode.ioError.rawValue, "\(run.stderr)")
         #expect(run.stderr.contains("Secret Service"), "\(run.stderr)")
+        #expect(run.stderr.contains("no D-Bus session bus"), "\(run.stderr)")
         #expect(try Data(contentsOf: path) == before)
 
-        let already = try await BinaryHarness.run(["store", "--to", "file"], environment: fixture.environment)
+        let already = try await BinaryHarness.run(["store", "--to", "file"], environment: environment)
         #expect(already.status == 0, "\(already.stderr)")
         #expect(already.stdout.contains("already rest in the profile's file"), "\(already.stdout)")
-        let status = try await BinaryHarness.run(["status", "--json"], environment: fixture.environment)
+        let status = try await BinaryHarness.run(["status", "--json"], environment: environment)
         let document = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
         #expect((document?["profiles"] as? [[String: Any]])?.first?["token_store"] as? String == "file")
     }

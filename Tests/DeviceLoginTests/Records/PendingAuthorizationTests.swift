@@ -34,6 +34,21 @@ struct PendingAuthorizationTests {
         #expect(try JSONDecoder().decode(PendingAuthorization.self, from: data) == pending)
     }
 
+    @Test("the store of `login --detach --store` is kept as its word; absent when none; an unknown word is refused")
+    func storeRequest() throws {
+        var pending = try pendingFixture()
+        #expect(try JSONValue.decodeObject(from: try JSONEncoder().encode(pending))["store_request"] == nil)
+        pending.storeRequest = TokenStoreRequest.exactly(.secretService).word
+        let data = try JSONEncoder().encode(pending)
+        var object = try JSONValue.decodeObject(from: data)
+        #expect(object["store_request"] == .string("secret-service"))
+        let read = try JSONDecoder().decode(PendingAuthorization.self, from: data)
+        #expect(read.storeRequest.flatMap(TokenStoreRequest.init) == .exactly(.secretService))
+        object["store_request"] = .string("vault")
+        let unknown = try JSONValue.encode(object)
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(PendingAuthorization.self, from: unknown) }
+    }
+
     @Test("the summary shows the user code, never the device code")
     func description() throws {
         let text = "\(try pendingFixture())"

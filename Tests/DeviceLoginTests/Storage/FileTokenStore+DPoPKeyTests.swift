@@ -81,3 +81,35 @@ struct FileTokenStoreDPoPKeyTests {
         #expect(FileTokenStore.isTemporaryFile(".work.dpop.dpop.jwk.1.tmp", ofProfile: "work.dpop"))
     }
 }
+
+/// The DPoP key in the store the profile's tokens rest in (issue 21): the kernel keyring's key
+/// `<namespace>:<profile>:dpop-key`, the Secret Service's `kind=dpop-key` item; never the file beside them.
+@Suite("FileTokenStore+DPoPKey in the key stores: the key rests with the tokens, and goes with them")
+struct DPoPKeyInKeyStoresTests {
+    static let kinds: [TokenStoreKind] =
+        (KeyringSession.keyring == nil ? [] : [.keyring])
+        + (SecretServiceSession.started || SecretServiceSession.required ? [.secretService] : [])
+
+    @Test(arguments: kinds) func savedInTheStoreReadBackAndRemovedByLogout(kind: TokenStoreKind) async throws {
+        let root = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = FileTokenStore(directory: root, keyring: try #require(KeyringSession.keyring))
+        var record = try Fixtures.record(name: "work", tokens: Fixtures.tokens())
+        record.profile.tokenStore = kind
+        try await store.save(record)
+        // A key file an earlier sign-in left goes when the key is saved in the store.
+        try await store.saveDPoPKey(try ECP256PrivateKey.generate(), profile: "work")
+        let key = try ECP256PrivateKey.generate()
+        try await store.saveDPoPKey(key, profile: "work", in: kind)
+        #expect(!FileManager.default.fileExists(atPath: root + "/work.dpop.jwk"))
+        #expect(try await store.loadDPoPKey(profile: "work") == nil)
+        let read = try #require(try await store.loadDPoPKey(profile: "work", in: kind))
+        #expect(try read.thumbprint() == key.thumbprint())
+        #expect(try await store.profileNames() == ["work"])
+        if kind == .keyring { #expect(try await store.keyringStore.profileNames() == ["work"]) }
+
+        try await store.remove(profile: "work")
+        #expect(try await store.loadDPoPKey(profile: "work", in: kind) == nil)
+        #expect(try await store.load(profile: "work") == nil)
+    }
+}

@@ -5,16 +5,20 @@ import Testing
 @testable import DeviceLogin
 
 /// The one contract every ``TokenStore`` keeps, run against each of them: the file, the kernel keyring alone, the
-/// file with its tokens in the keyring, and the testing kit's in-memory store.
+/// file with its tokens in the keyring, the Secret Service alone, the file with its tokens in the Secret Service, and
+/// the testing kit's in-memory store.
 @Suite struct TokenStoreContractTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case file, keyring, fileWithKeyring, inMemory
+        case file, keyring, fileWithKeyring, inMemory, secretService, fileWithSecretService
         var testDescription: String { rawValue }
 
         /// Every kind where the kernel keyring can be used (a container's seccomp profile may forbid `keyctl`), else
-        /// those without it.
+        /// those without it; the Secret Service's where a test session of gnome-keyring starts
+        /// (``SecretServiceSession``), and always in CI, where it must.
         static let available: [Kind] =
-            KeyringSession.keyring == nil ? [.file, .inMemory] : allCases
+            (KeyringSession.keyring == nil ? [.file, .inMemory] : [.file, .keyring, .fileWithKeyring, .inMemory])
+            + (SecretServiceSession.started || SecretServiceSession.required
+                ? [.secretService, .fileWithSecretService] : [])
     }
 
     /// A fresh, empty store of `kind`, the record shape it keeps, and how to clean up.
@@ -27,11 +31,16 @@ import Testing
         init(_ kind: Kind) throws {
             root = try Fixtures.temporaryDirectory()
             files = FileTokenStore(directory: root, keyring: try #require(KeyringSession.keyring))
-            placing = kind == .fileWithKeyring ? .keyring : .file
             switch kind {
-            case .file, .fileWithKeyring: store = files
+            case .fileWithKeyring: placing = .keyring
+            case .fileWithSecretService: placing = .secretService
+            default: placing = .file
+            }
+            switch kind {
+            case .file, .fileWithKeyring, .fileWithSecretService: store = files
             case .keyring: store = files.keyringStore
             case .inMemory: store = InMemoryTokenStore()
+            case .secretService: store = files.secretServiceStore
             }
         }
 
@@ -44,6 +53,11 @@ import Testing
         func cleanUp() async {
             for name in (try? await files.keyringStore.profileNames()) ?? [] {
                 try? await files.keyringStore.remove(profile: name)
+            }
+            if SecretServiceSession.started {
+                for name in (try? await files.secretServiceStore.profileNames()) ?? [] {
+                    try? await files.secretServiceStore.remove(profile: name)
+                }
             }
             try? FileManager.default.removeItem(atPath: root)
         }
