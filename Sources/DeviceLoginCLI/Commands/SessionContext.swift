@@ -38,7 +38,10 @@ struct SessionContext: Sendable {
         try Profile.validate(name: name)
         let store = try context.tokenStore()
         context.trace("store", try store.filePath(profile: name))
-        guard let record = try await store.load(profile: name) else {
+        // The record the fast lane read for this profile, when it read one: the profile is read once.
+        var record = context.plan?.record(named: name)
+        if record == nil { record = try await store.load(profile: name) }
+        guard let record else {
             throw SignInNeeded(profile: name, saved: nil)
         }
         return try await open(
