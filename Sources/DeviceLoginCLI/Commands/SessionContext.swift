@@ -11,7 +11,7 @@ struct SessionContext: Sendable {
     /// Options every session command takes.
     static let commonOptions: [OptionSpec] =
         [
-            .value("profile", "NAME", "The profile to use (default: default).")
+            .profile("to use")
         ] + ClientSecretOption.options("The client secret, when the profile does not store it.") + [
             .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's.")
         ]
