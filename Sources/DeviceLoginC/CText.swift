@@ -48,7 +48,7 @@ enum CText {
     static func give(_ text: String, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) throws(EmbeddedFailure)
     {
         guard let copy = strdup(text) else {
-            throw EmbeddedFailure(status: EmbeddedFailure.failureStatus, message: "out of memory")
+            throw EmbeddedFailure(.failure, "out of memory")
         }
         out.pointee = copy
     }

@@ -197,11 +197,11 @@ final class EmbeddedClient: Sendable {
     // MARK: - Session
 
     /// The profile's token state, opened from its record as `device-login token` opens it.
-    /// - Throws: ``EmbeddedFailure`` with ``EmbeddedFailure/notSignedInStatus`` when the profile was never saved.
+    /// - Throws: ``EmbeddedFailure`` with `ExitStatus.notSignedIn` when the profile was never saved.
     private func openSession() async throws -> TokenState {
         guard let record = try await store.load(profile: settings.profile) else {
             throw EmbeddedFailure(
-                status: EmbeddedFailure.notSignedInStatus,
+                status: ExitStatus.notSignedIn.rawValue,
                 message: "profile '\(settings.profile)' is not signed in: sign in first")
         }
         var client = try record.profile.clientConfiguration(secret: self.client.authentication.secret)

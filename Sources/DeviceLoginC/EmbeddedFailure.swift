@@ -12,40 +12,18 @@ struct EmbeddedFailure: Error, Sendable, Equatable {
     var message: String
 
     /// Success (`DL_OK`).
-    static let ok: Int32 = 0
-    /// A failure not covered below (`DL_FAILURE`).
-    static let failureStatus: Int32 = 1
-    /// Bad input: a NULL pointer, text that is not UTF-8, settings that are too long or wrong (`DL_USAGE`).
-    static let usageStatus: Int32 = 64
-    /// The user denied the sign-in request (`DL_DENIED`).
-    static let deniedStatus: Int32 = 65
-    /// The code expired before it was approved (`DL_EXPIRED`).
-    static let expiredStatus: Int32 = 66
-    /// The network or the server failed (`DL_UNAVAILABLE`).
-    static let unavailableStatus: Int32 = 69
-    /// Token storage failed, or the event callback asked to stop (`DL_IO`).
-    static let ioStatus: Int32 = 74
-    /// The client is busy: a sign-in is already running on it (`DL_BUSY`).
-    static let busyStatus: Int32 = 75
-    /// The server answered with an error or something that is not OAuth (`DL_PROTOCOL`).
-    static let protocolStatus: Int32 = 76
-    /// Not signed in, or the session ended: sign in again (`DL_NOT_SIGNED_IN`).
-    static let notSignedInStatus: Int32 = 77
-    /// The configuration is wrong: issuer, endpoints, HTTPS policy (`DL_CONFIGURATION`).
-    static let configurationStatus: Int32 = 78
-    /// The sign-in was cancelled with `dl_cancel` (`DL_CANCELLED`, 128 + SIGINT as for Ctrl-C).
-    static let cancelledStatus: Int32 = 130
+    static let ok = ExitStatus.success.rawValue
 
     /// Bad input (`DL_USAGE`).
-    static func usage(_ message: String) -> EmbeddedFailure { EmbeddedFailure(status: usageStatus, message: message) }
+    static func usage(_ message: String) -> EmbeddedFailure { EmbeddedFailure(.usage, message) }
     /// A configuration that cannot work (`DL_CONFIGURATION`).
     static func configuration(_ message: String) -> EmbeddedFailure {
-        EmbeddedFailure(status: configurationStatus, message: message)
+        EmbeddedFailure(.configuration, message)
     }
     /// A sign-in already runs on the client (`DL_BUSY`).
-    static func busy(_ message: String) -> EmbeddedFailure { EmbeddedFailure(status: busyStatus, message: message) }
+    static func busy(_ message: String) -> EmbeddedFailure { EmbeddedFailure(.busy, message) }
     /// The sign-in was cancelled (`DL_CANCELLED`).
-    static let cancelled = EmbeddedFailure(status: cancelledStatus, message: "the sign-in was cancelled")
+    static let cancelled = EmbeddedFailure(.cancelled, "the sign-in was cancelled")
 
     /// The failure for any error a call ends with.
     init(_ error: any Error) {
@@ -53,7 +31,7 @@ struct EmbeddedFailure: Error, Sendable, Equatable {
         case let failure as EmbeddedFailure: self = failure
         case let error as DeviceLoginError: self.init(error)
         case is CancellationError: self = .cancelled
-        default: self.init(status: Self.failureStatus, message: String(describing: error))
+        default: self.init(.failure, String(describing: error))
         }
     }
 
@@ -63,38 +41,33 @@ struct EmbeddedFailure: Error, Sendable, Equatable {
         self.message = message
     }
 
-    /// The status `device-login` exits with for `error` (the CLI's `ExitCode(_:)`), and its message with the hint.
+    /// A failure with `status` (the CLI's exit-code meanings) and `message`.
+    init(_ status: ExitStatus, _ message: String) {
+        self.init(status: status.rawValue, message: message)
+    }
+
+    /// The status `device-login` exits with for `error` (the core's one table, `ExitStatus`), and its message with
+    /// the hint.
     init(_ error: DeviceLoginError) {
-        message = error.hint.map { "\(error.message) (\($0))" } ?? error.message
-        switch error.code {
-        case .accessDenied: status = Self.deniedStatus
-        case .expired: status = Self.expiredStatus
-        case .transport: status = Self.unavailableStatus
-        case .oauth, .invalidResponse, .invalidIDToken: status = Self.protocolStatus
-        case .sessionEnded, .noSession: status = Self.notSignedInStatus
-        case .storage: status = Self.ioStatus
-        case .discovery: status = error.transportError != nil ? Self.unavailableStatus : Self.configurationStatus
-        case .insecureEndpoint, .configuration: status = Self.configurationStatus
-        default: status = Self.failureStatus
-        }
+        self.init(ExitStatus(error), error.hint.map { "\(error.message) (\($0))" } ?? error.message)
     }
 
     /// The name of a status, as the header spells it (`dl_status_name`); nil for a number that is none.
     static func name(of status: Int32) -> StaticString? {
-        switch status {
-        case ok: return "DL_OK"
-        case failureStatus: return "DL_FAILURE"
-        case usageStatus: return "DL_USAGE"
-        case deniedStatus: return "DL_DENIED"
-        case expiredStatus: return "DL_EXPIRED"
-        case unavailableStatus: return "DL_UNAVAILABLE"
-        case ioStatus: return "DL_IO"
-        case busyStatus: return "DL_BUSY"
-        case protocolStatus: return "DL_PROTOCOL"
-        case notSignedInStatus: return "DL_NOT_SIGNED_IN"
-        case configurationStatus: return "DL_CONFIGURATION"
-        case cancelledStatus: return "DL_CANCELLED"
-        default: return nil
+        switch ExitStatus(rawValue: status) {
+        case .success: return "DL_OK"
+        case .failure: return "DL_FAILURE"
+        case .usage: return "DL_USAGE"
+        case .denied: return "DL_DENIED"
+        case .expired: return "DL_EXPIRED"
+        case .unavailable: return "DL_UNAVAILABLE"
+        case .ioError: return "DL_IO"
+        case .busy: return "DL_BUSY"
+        case .protocolError: return "DL_PROTOCOL"
+        case .notSignedIn: return "DL_NOT_SIGNED_IN"
+        case .configuration: return "DL_CONFIGURATION"
+        case .cancelled: return "DL_CANCELLED"
+        case nil: return nil
         }
     }
 }

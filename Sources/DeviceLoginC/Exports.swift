@@ -85,7 +85,7 @@ public func dlClientNew(
 public func dlClientFree(_ handle: OpaquePointer?) -> Int32 {
     guard let handle else { return EmbeddedFailure.ok }
     let unmanaged = Unmanaged<EmbeddedClient>.fromOpaque(UnsafeRawPointer(handle))
-    guard !unmanaged.takeUnretainedValue().isSigningIn else { return EmbeddedFailure.busyStatus }
+    guard !unmanaged.takeUnretainedValue().isSigningIn else { return ExitStatus.busy.rawValue }
     unmanaged.release()
     return EmbeddedFailure.ok
 }
@@ -103,7 +103,7 @@ public func dlSignIn(
             let answer = line.withCString { callback(context, $0, line.utf8.count) }
             guard answer == 0 else {
                 return EmbeddedFailure(
-                    status: EmbeddedFailure.ioStatus,
+                    status: ExitStatus.ioError.rawValue,
                     message: "the event callback returned \(answer): the sign-in was stopped")
             }
             return nil

@@ -1,3 +1,5 @@
+import DeviceLogin
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -19,21 +21,13 @@ final class Handoff<Item: Sendable>: @unchecked Sendable {
     private var head = 0
 
     init() {
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
+        mutex = PThreadObjects.makeMutex()
+        condition = PThreadObjects.makeCondition()
     }
 
     deinit {
-        pthread_cond_destroy(condition)
-        condition.deinitialize(count: 1)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        PThreadObjects.destroy(condition)
+        PThreadObjects.destroy(mutex)
     }
 
     /// Adds `item` and wakes the waiting thread. Never blocks for longer than the mutex is held.

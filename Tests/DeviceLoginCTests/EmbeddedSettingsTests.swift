@@ -68,7 +68,7 @@ struct EmbeddedSettingsTests {
             _ = try settings(text)
             Issue.record("accepted: \(text)")
         } catch {
-            #expect(error.status == EmbeddedFailure.usageStatus)
+            #expect(error.status == ExitStatus.usage.rawValue)
             #expect(error.message.contains(reason), "\(error.message)")
         }
     }
@@ -107,7 +107,7 @@ struct EmbeddedSettingsTests {
                 try settings(text).checkSignIn()
                 Issue.record("a sign-in would start with \(text)")
             } catch {
-                #expect(error.status == EmbeddedFailure.configurationStatus)
+                #expect(error.status == ExitStatus.configuration.rawValue)
             }
         }
     }

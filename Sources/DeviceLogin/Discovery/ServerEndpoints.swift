@@ -211,8 +211,7 @@ extension ServerEndpoints {
     /// Reads endpoints in the stored form (a profile's `endpoints`), as `init(stored:)` reads them; they are written
     /// by the compiler's `Encodable`, under `CodingKeys`.
     public init(from decoder: Decoder) throws {
-        let value = try decoder.singleValueContainer().decode(JSONValue.self)
-        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads endpoints in the stored form: part of the one reader of a profile's file

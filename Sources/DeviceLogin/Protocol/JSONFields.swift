@@ -27,6 +27,14 @@ package struct JSONFields: Sendable {
         self.path = path
     }
 
+    /// Reads the object a decoder stands at: the one way a stored type's `Decodable` conformance reaches its
+    /// `init(stored:)`, so that `JSONDecoder` and the store read a record by the same rules.
+    /// - Throws: The decoder's errors; ``DeviceLoginError`` (storage) when the value is not an object.
+    package init(decoding decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer().decode(JSONValue.self)
+        try self.init(value, path: decoder.codingPath.map(\.stringValue))
+    }
+
     /// The member `key`; nil when it is absent or `null`.
     package func value(_ key: String) -> JSONValue? {
         switch members[key] {

@@ -98,8 +98,7 @@ extension IDTokenVerification: Codable {
 
     /// Reads a verdict in the stored form, as `init(stored:)` reads it.
     public init(from decoder: Decoder) throws {
-        let value = try decoder.singleValueContainer().decode(JSONValue.self)
-        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads a verdict in the stored form (times as Unix seconds, like the rest of a token file): part of the one

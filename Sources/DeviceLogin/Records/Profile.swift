@@ -247,8 +247,7 @@ extension Profile: Codable {
 
     /// Reads a profile in the stored form, as `init(stored:)` reads it.
     public init(from decoder: Decoder) throws {
-        let value = try decoder.singleValueContainer().decode(JSONValue.self)
-        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads a profile in the stored form, checked as a profile made in code is checked (its name, its bindings, its

@@ -35,8 +35,7 @@ public struct ProfileRecord: Sendable, Hashable, Codable {
 
     /// Reads a record in the stored form, as `init(stored:)` reads it.
     public init(from decoder: any Decoder) throws {
-        let value = try decoder.singleValueContainer().decode(JSONValue.self)
-        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads a record in the stored form: the one reader of a profile's file, for ``FileTokenStore`` on every

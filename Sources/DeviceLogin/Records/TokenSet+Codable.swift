@@ -21,8 +21,7 @@ extension TokenSet: Codable {
 
     /// Reads a token set in the stored form, as `init(stored:)` reads it.
     public init(from decoder: Decoder) throws {
-        let value = try decoder.singleValueContainer().decode(JSONValue.self)
-        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads a token set in the stored form: part of the one reader of a profile's file
@@ -73,8 +72,7 @@ extension TokenSet.ResourceToken: Codable {
 
     /// Reads a resource token in the stored form, as `init(stored:)` reads it.
     public init(from decoder: Decoder) throws {
-        let value = try decoder.singleValueContainer().decode(JSONValue.self)
-        try self.init(stored: try JSONFields(value, path: decoder.codingPath.map(\.stringValue)))
+        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads a resource token in the stored form (the main token's fields are a token set's own).

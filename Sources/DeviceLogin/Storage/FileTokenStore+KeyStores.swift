@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The profile's tokens in another store than its file (issue 21).
 ///
@@ -135,7 +128,7 @@ extension FileTokenStore {
         let store = keyringStore
         do throws(SystemCallError) {
             try store.kernel.remove(description)
-        } catch  where [ENOSYS, EPERM, EACCES].contains(error.code) {
+        } catch  where error.keyringIsUnavailable {
             return
         } catch {
             throw store.storageError(error, doing: "delete", description: description)

@@ -42,7 +42,7 @@ extension FileTokenStore {
             try checkExistingFile(at: dpopKeyPath(profile: name), kind: "DPoP key file", privateMode: "600")
             let probe = Self.join(directory, Self.temporaryFileName(for: file))
             do {
-                let fd = try POSIX.openFile(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+                let fd = try POSIX.createNewFile(probe)
                 POSIX.closeFile(fd)
                 try POSIX.removeFile(probe)
             } catch let error as SystemCallError {

@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A ``TokenStore`` that keeps one JSON file per profile in a private directory: the default on Linux.
 ///
@@ -334,10 +327,10 @@ public struct FileTokenStore: TokenStore {
         do {
             let fd: Int32
             do {
-                fd = try POSIX.openFile(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-            } catch let error as SystemCallError where error.code == ENOENT {
+                fd = try POSIX.openForReading(path)
+            } catch let error as SystemCallError where error.isMissing {
                 return nil
-            } catch let error as SystemCallError where error.code == ELOOP {
+            } catch let error as SystemCallError where error.isSymbolicLink {
                 throw DeviceLoginError(
                     .storage, "the \(kind) \(path) is a symbolic link; refusing to follow it",
                     hint: "replace it with a regular file, or remove it and sign in again"
@@ -413,9 +406,7 @@ public struct FileTokenStore: TokenStore {
     func writeTemporaryFile(_ bytes: [UInt8], for path: String, kind: String) throws -> String {
         let temporary = Self.join(directory, Self.temporaryFileName(for: path))
         do {
-            let fd = try POSIX.openFile(
-                temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600
-            )
+            let fd = try POSIX.createNewFile(temporary)
             defer { POSIX.closeFile(fd) }
             do {
                 try POSIX.setPermissions(fd, 0o600)
@@ -482,8 +473,8 @@ public struct FileTokenStore: TokenStore {
 
     func storageError(_ error: SystemCallError, doing action: String, path: String) -> DeviceLoginError {
         var hint = "check the permissions of \(directory)"
-        if error.code == ENOSPC { hint = "free some disk space" }
-        if error.code == EROFS { hint = "set DEVICE_LOGIN_HOME to a writable directory" }
+        if error.isDiskFull { hint = "free some disk space" }
+        if error.isReadOnlyFileSystem { hint = "set DEVICE_LOGIN_HOME to a writable directory" }
         return DeviceLoginError(.storage, "could not \(action) \(path): \(error.reason)", hint: hint)
     }
 

@@ -99,7 +99,7 @@ struct KernelKeyring: Sendable {
         let key: Int32?
         do throws(SystemCallError) {
             key = try find(description)
-        } catch  where error.code == EKEYREVOKED || error.code == EKEYEXPIRED {
+        } catch  where error.keyIsDead {
             try unlinkDead(description, from: try keyring())
             return true
         }
@@ -196,4 +196,16 @@ struct KernelKeyring: Sendable {
         guard fields.count == 5 else { return nil }
         return (String(fields[0]), String(fields[3]), String(fields[4]))
     }
+}
+
+extension SystemCallError {
+    /// Whether a key call failed because the key is dead: revoked or expired (`EKEYREVOKED`, `EKEYEXPIRED`).
+    var keyIsDead: Bool { code == EKEYREVOKED || code == EKEYEXPIRED }
+    /// Whether the kernel keyring cannot be used here at all: no key calls (`ENOSYS`), or a container's policy
+    /// forbids them (`EPERM`, `EACCES`).
+    var keyringIsUnavailable: Bool { code == ENOSYS || code == EPERM || code == EACCES }
+    /// Whether the user's key quota is full (`EDQUOT`).
+    var keyQuotaIsFull: Bool { code == EDQUOT }
+    /// Whether the payload is larger than a key holds (`EMSGSIZE`).
+    var keyIsTooLarge: Bool { code == EMSGSIZE }
 }

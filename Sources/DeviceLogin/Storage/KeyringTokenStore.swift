@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A ``TokenStore`` in the Linux kernel's key retention service: one `user` key per profile, holding the profile's
 /// record as compact JSON, in the user's persistent keyring.
@@ -95,7 +88,7 @@ public struct KeyringTokenStore: FileLockedTokenStore {
     func readOnCallingThread(_ description: String) throws -> [UInt8]? {
         do throws(SystemCallError) {
             return try kernel.read(description)
-        } catch  where error.code == EKEYREVOKED || error.code == EKEYEXPIRED {
+        } catch  where error.keyIsDead {
             return nil
         } catch {
             throw storageError(error, doing: "read", description: description)
@@ -189,16 +182,14 @@ public struct KeyringTokenStore: FileLockedTokenStore {
 
     func storageError(_ error: SystemCallError, doing action: String, description: String) -> DeviceLoginError {
         var hint = "check the kernel keyring with: keyctl show @u"
-        switch error.code {
-        case EDQUOT:
+        if error.keyQuotaIsFull {
             hint =
                 "the kernel's key quota for this user is full (/proc/sys/kernel/keys/maxbytes); "
                 + "choose another store: device-login store --to file"
-        case ENOSYS, EPERM, EACCES:
+        } else if error.keyringIsUnavailable {
             hint = "the kernel keyring is not available here (a container may forbid it); choose --store file"
-        case EMSGSIZE:
+        } else if error.keyIsTooLarge {
             hint = "the record is larger than a keyring key holds; choose --store file"
-        default: break
         }
         return DeviceLoginError(
             .storage, "could not \(action) the keyring key \(description): \(error.call): \(error.reason)", hint: hint)

@@ -17,15 +17,11 @@ package final class Locked<Value>: @unchecked Sendable {
     /// Creates a lock around `value`.
     package init(_ value: Value) {
         self.value = value
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        mutex = PThreadObjects.makeMutex()
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        PThreadObjects.destroy(mutex)
     }
 
     /// Runs `body` with the value, holding the mutex. `body` must not suspend or call back into this lock.

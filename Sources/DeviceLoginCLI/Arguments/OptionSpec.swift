@@ -1,3 +1,5 @@
+import DeviceLogin
+
 /// One command-line option, as a row of a command's option table.
 struct OptionSpec: Sendable, Hashable {
     /// The long name without dashes: `client-id` for `--client-id`.
@@ -20,6 +22,13 @@ struct OptionSpec: Sendable, Hashable {
     /// An option with one value: `--issuer URL`; `choices` are the words it accepts, when it accepts only a few.
     static func value(_ name: String, _ valueName: String, _ help: String, choices: [String] = []) -> OptionSpec {
         OptionSpec(name: name, valueName: valueName, repeatable: false, help: help, choices: choices)
+    }
+
+    /// `--profile NAME`, which every command that opens a profile takes: the profile `purpose` says, `default` when
+    /// not given (`Profile.defaultName`).
+    /// - Parameter purpose: What the profile is for, after "The profile": "to show", "whose tokens move".
+    static func profile(_ purpose: String) -> OptionSpec {
+        .value("profile", "NAME", "The profile \(purpose) (default: \(Profile.defaultName)).")
     }
 
     /// An option that may be repeated: `--scope S ...`.

@@ -99,7 +99,7 @@ struct LoginSettings: Sendable, Equatable {
         ] + LoginPresentation.options + [
             .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's."),
             .flag("allow-insecure-http", "Allow plain http:// to hosts that are not loopback (unsafe)."),
-            .value("profile", "NAME", "The profile to save the sign-in as (default: default)."),
+            .profile("to save the sign-in as"),
             .flag("no-store", "Do not save the tokens."),
             .value(
                 "store", "STORE",

@@ -11,7 +11,7 @@ struct SessionContext: Sendable {
     /// Options every session command takes.
     static let commonOptions: [OptionSpec] =
         [
-            .value("profile", "NAME", "The profile to use (default: default).")
+            .profile("to use")
         ] + ClientSecretOption.options("The client secret, when the profile does not store it.") + [
             .value("ca-file", "PEM", "Trust the CA certificates in this PEM file instead of the system's.")
         ]
@@ -38,7 +38,10 @@ struct SessionContext: Sendable {
         try Profile.validate(name: name)
         let store = try context.tokenStore()
         context.trace("store", try store.filePath(profile: name))
-        guard let record = try await store.load(profile: name) else {
+        // The record the fast lane read for this profile, when it read one: the profile is read once.
+        var record = context.plan?.record(named: name)
+        if record == nil { record = try await store.load(profile: name) }
+        guard let record else {
             throw SignInNeeded(profile: name, saved: nil)
         }
         return try await open(

@@ -13,7 +13,7 @@ enum StatusCommand {
         name: "status",
         summary: "Show whether a profile is signed in, as whom, its scopes, expiry and where it is stored.",
         options: [
-            .value("profile", "NAME", "The profile to show (default: default)."),
+            .profile("to show"),
             .flag(
                 "json",
                 "Print JSON (\"v\": 1): the profile shown, whether it is signed in, and a list of every saved"

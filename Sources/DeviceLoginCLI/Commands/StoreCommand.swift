@@ -6,7 +6,7 @@ enum StoreCommand {
         name: "store",
         summary: "Move a profile's tokens to another store: the kernel keyring, the Secret Service or the file.",
         options: [
-            .value("profile", "NAME", "The profile whose tokens move (default: default)."),
+            .profile("whose tokens move"),
             .value(
                 "to", "STORE", "Where the tokens go: keyring, secret-service or file.",
                 choices: TokenStoreKind.allCases.map(\.rawValue)),

@@ -38,6 +38,18 @@ struct CLIContext: Sendable {
     var verbose = false
     /// Holds the trace back while `login --kiosk` shows its screen (``TraceHold``); shared by copies of the context.
     var traceHold = TraceHold()
+    /// What the fast lane prepared for the command before it left the answer to the full path: the command starts
+    /// from there instead of parsing, reading or choosing again. Nil when the lane did not look.
+    var plan: CommandPlan? = nil
+
+    /// Reads standard input as ``StandardInput/read(limit:until:)`` does, unless the fast lane has read it for this
+    /// command: then what it read, or its failure, is the answer, and the input is read once.
+    func readInput(limit: Int, until isComplete: @escaping @Sendable ([UInt8]) -> Bool) async throws
+        -> StandardInput.Read
+    {
+        if let read = plan?.input { return try read.get() }
+        return try await stdin.read(limit: limit, until: isComplete)
+    }
 
     /// The token store: the profiles' folder the environment names (`DEVICE_LOGIN_HOME`, else the XDG state
     /// folder), waiting for its locks on ``clock``. The one way a command gets it, so that no command drops the

@@ -22,31 +22,31 @@ struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
     }
 
     /// Success.
-    static let success = ExitCode(rawValue: 0)
+    static let success = ExitCode(.success)
     /// A failure not covered below.
-    static let failure = ExitCode(rawValue: 1)
+    static let failure = ExitCode(.failure)
     /// The command line was wrong (EX_USAGE).
-    static let usage = ExitCode(rawValue: 64)
+    static let usage = ExitCode(.usage)
     /// The user denied the sign-in request.
-    static let denied = ExitCode(rawValue: 65)
+    static let denied = ExitCode(.denied)
     /// The code expired before it was approved.
-    static let expired = ExitCode(rawValue: 66)
+    static let expired = ExitCode(.expired)
     /// The network or the server failed (EX_UNAVAILABLE).
-    static let unavailable = ExitCode(rawValue: 69)
+    static let unavailable = ExitCode(.unavailable)
     /// Input or output failed (EX_IOERR): token storage, or writing the result to standard output.
-    static let ioError = ExitCode(rawValue: 74)
+    static let ioError = ExitCode(.ioError)
     /// Another process is already polling this pending sign-in (`login --resume`); try again later (EX_TEMPFAIL).
-    static let busy = ExitCode(rawValue: 75)
+    static let busy = ExitCode(.busy)
     /// The server answered with an error or something that is not OAuth (EX_PROTOCOL).
-    static let protocolError = ExitCode(rawValue: 76)
+    static let protocolError = ExitCode(.protocolError)
     /// Not signed in, or the session ended: sign in again (EX_NOPERM).
-    static let notSignedIn = ExitCode(rawValue: 77)
+    static let notSignedIn = ExitCode(.notSignedIn)
     /// The configuration is wrong: issuer, endpoints, HTTPS policy (EX_CONFIG).
-    static let configuration = ExitCode(rawValue: 78)
+    static let configuration = ExitCode(.configuration)
     /// Stopped by SIGHUP: the terminal went away (128 + 1).
     static let hangUp = ExitCode(rawValue: 129)
     /// Cancelled with Ctrl-C (128 + SIGINT).
-    static let cancelled = ExitCode(rawValue: 130)
+    static let cancelled = ExitCode(.cancelled)
     /// Stopped with Ctrl-\\ (128 + SIGQUIT), cleanly: no core file, no crash report.
     static let quit = ExitCode(rawValue: 131)
     /// The reader of standard output closed it early (`device-login status | head -3`): the process ends quietly
@@ -75,19 +75,14 @@ struct ExitCode: RawRepresentable, Hashable, CaseIterable, Sendable {
     static let signIn: [ExitCode] =
         [.failure, .denied, .expired, .unavailable, .ioError, .protocolError, .configuration] + stopped
 
-    /// The exit code for a library error.
+    /// The exit code of a status the C library shares (`ExitStatus`).
+    init(_ status: ExitStatus) {
+        rawValue = status.rawValue
+    }
+
+    /// The exit code for a library error: the core's one table (`ExitStatus`), which the C library follows too.
     init(_ error: DeviceLoginError) {
-        switch error.code {
-        case .accessDenied: self = .denied
-        case .expired: self = .expired
-        case .transport: self = .unavailable
-        case .oauth, .invalidResponse, .invalidIDToken: self = .protocolError
-        case .sessionEnded, .noSession: self = .notSignedIn
-        case .storage: self = .ioError
-        case .discovery: self = error.transportError != nil ? .unavailable : .configuration
-        case .insecureEndpoint, .configuration: self = .configuration
-        default: self = .failure
-        }
+        self.init(ExitStatus(error))
     }
 
     /// The exit code of a process that `signal` stopped: 128 + its number, for each signal the tool handles

@@ -33,7 +33,8 @@ struct StandardInput: Sendable {
     /// A source of chunks: returns up to `count` bytes, an empty array at the end of input.
     private let nextChunk: @Sendable (_ count: Int) throws -> [UInt8]
 
-    private init(nextChunk: @escaping @Sendable (_ count: Int) throws -> [UInt8]) {
+    /// Input from `nextChunk`, which returns up to `count` bytes, an empty array at the end of input.
+    init(nextChunk: @escaping @Sendable (_ count: Int) throws -> [UInt8]) {
         self.nextChunk = nextChunk
     }
 
@@ -58,20 +59,6 @@ struct StandardInput: Sendable {
             bytes += chunk
             if bytes.count > limit { return Read(bytes: bytes, ending: .tooLong) }
             if isComplete(bytes) { return Read(bytes: bytes, ending: .complete) }
-        }
-    }
-
-    /// `bytes` first, then what `rest` reads: the input as it was before the fast lane read `bytes` from it.
-    static func replaying(_ bytes: [UInt8], then rest: StandardInput) -> StandardInput {
-        let first = bytes.isEmpty ? nil : StandardInput.bytes(bytes)
-        let replayed = Locked(first == nil)
-        return StandardInput { count in
-            if !replayed.withLock({ $0 }), let first {
-                let chunk = try first.nextChunk(count)
-                if !chunk.isEmpty { return chunk }
-                replayed.withLock { $0 = true }
-            }
-            return try rest.nextChunk(count)
         }
     }
 

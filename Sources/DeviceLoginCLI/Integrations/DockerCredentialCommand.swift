@@ -56,7 +56,7 @@ enum DockerCredentialCommand {
     /// Reads the server URL of `get` or `erase`.
     private static func readServerURL(_ context: CLIContext) async throws -> (text: String, binding: URLBinding) {
         let bytes = try await DockerCredentialProtocol.readAll(
-            context.stdin, limit: DockerCredentialProtocol.maximumURLLength, what: "the server URL")
+            context, limit: DockerCredentialProtocol.maximumURLLength, what: "the server URL")
         let text = try DockerCredentialProtocol.serverURL(parsing: bytes)
         return (text, try DockerCredentialProtocol.binding(text))
     }
@@ -127,7 +127,7 @@ enum DockerCredentialCommand {
 
     private static func store(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         let bytes = try await DockerCredentialProtocol.readAll(
-            context.stdin, limit: DockerCredentialProtocol.maximumCredentialsLength, what: "the credentials")
+            context, limit: DockerCredentialProtocol.maximumCredentialsLength, what: "the credentials")
         let credentials = try DockerCredentialProtocol.credentials(parsing: bytes)
         let binding = try DockerCredentialProtocol.binding(credentials.serverURL)
         guard let helper = try await HelperSession.open(options, serving: binding, command: name, context: context)

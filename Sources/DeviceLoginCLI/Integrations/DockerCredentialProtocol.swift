@@ -111,8 +111,8 @@ enum DockerCredentialProtocol {
 
     /// Reads standard input to its end, refusing more than `limit` bytes.
     /// - Throws: ``CredentialInputError`` when more arrive; read errors.
-    static func readAll(_ input: StandardInput, limit: Int, what: String) async throws -> [UInt8] {
-        let read = try await input.read(limit: limit, until: { _ in false })
+    static func readAll(_ context: CLIContext, limit: Int, what: String) async throws -> [UInt8] {
+        let read = try await context.readInput(limit: limit, until: { _ in false })
         guard read.ending != .tooLong else { throw CredentialInputError.tooLong(what, limit: limit) }
         return read.bytes
     }

@@ -50,7 +50,7 @@ enum GitCredentialCommand {
         let request: GitCredentialRequest
         let url: URLBinding?
         do {
-            request = try await GitCredentialRequest.read(from: context.stdin)
+            request = try await GitCredentialRequest.read(from: context)
             url = try request.binding()
         } catch let error as CredentialInputError {
             context.report("\(name): " + error.message)
@@ -101,8 +101,7 @@ enum GitCredentialCommand {
             options.positionals == ["get"],
             let read = process.readInput(
                 limit: GitCredentialRequest.maximumLength, until: GitCredentialRequest.completeness()),
-            read.ending != .tooLong,
-            let request = try? GitCredentialRequest(parsing: read.bytes),
+            let request = try? GitCredentialRequest.request(from: read),
             let served = try? Optional.some(request.binding())
         else { return nil }
         let nothing = FastLane.Answer(text: "")

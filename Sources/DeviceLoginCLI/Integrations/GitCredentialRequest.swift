@@ -118,10 +118,17 @@ struct GitCredentialRequest: Sendable, Equatable {
         }
     }
 
-    /// Reads a request from `input`, up to its blank line or the end of input.
+    /// Reads a request from the context's standard input, up to its blank line or the end of input (or takes the one
+    /// the fast lane read: ``CLIContext/readInput(limit:until:)``).
     /// - Throws: ``CredentialInputError`` for input that is not a request; read errors.
-    static func read(from input: StandardInput) async throws -> GitCredentialRequest {
-        let read = try await input.read(limit: maximumLength, until: completeness())
+    static func read(from context: CLIContext) async throws -> GitCredentialRequest {
+        try request(from: try await context.readInput(limit: maximumLength, until: completeness()))
+    }
+
+    /// The request in `read`, a read of at most ``maximumLength`` bytes up to ``completeness()``: the one step from
+    /// input to request on both paths.
+    /// - Throws: ``CredentialInputError`` for input that is too long or not a request.
+    static func request(from read: StandardInput.Read) throws -> GitCredentialRequest {
         guard read.ending != .tooLong else { throw CredentialInputError.tooLong("the request", limit: maximumLength) }
         return try GitCredentialRequest(parsing: read.bytes)
     }

@@ -56,7 +56,10 @@ struct HelperSession: Sendable {
             return helper
         }
         let store = try context.tokenStore()
-        guard let record = try await boundRecord(for: url, in: store, context: context) else {
+        // The record the fast lane chose for `url` by the same rule, when it chose one: the profiles are read once.
+        var record = context.plan?.record
+        if record == nil { record = try await boundRecord(for: url, in: store, context: context) }
+        guard let record else {
             context.trace("profile", "no profile serves \(url)")
             return nil
         }

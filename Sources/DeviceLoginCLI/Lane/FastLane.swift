@@ -18,8 +18,9 @@ import Foundation
 /// rule (``TokenSet/accessToken(validAfter:)`` with the refresh margin), the same answer formatting. Anything else —
 /// no profile, a token to refresh, an option or environment variable it does not take, a file that cannot be
 /// read, a profile whose client configuration is incomplete — it leaves to the full path, which then answers it,
-/// errors included, as before. The lane writes nothing until it has the whole answer, so leaving costs nothing
-/// but its read of the profile file.
+/// errors included, as before. The lane writes nothing until it has the whole answer; what it prepared on the way
+/// (the parsed options, the input it read, the profile it chose) goes to the full path as the process's
+/// ``Process/plan``, so leaving costs nothing done twice.
 enum FastLane {
     /// What the lane reads of the process, as lookups: building the whole environment costs more than the lane's
     /// answer does.
@@ -34,9 +35,9 @@ enum FastLane {
         let stderr: TextSink
         /// The time now.
         let now: Date
-        /// What the lane read of standard input: the full path, when the lane leaves the answer to it, reads
-        /// these bytes first (``StandardInput/replaying(_:then:)``).
-        private(set) var inputRead: [UInt8] = []
+        /// What the lane prepared for the command so far: the full path, when the lane leaves the answer to it,
+        /// starts from there (``CLIContext/plan``).
+        private(set) var plan: CommandPlan?
         private let input: StandardInput
 
         init(
@@ -52,12 +53,22 @@ enum FastLane {
             self.now = now
         }
 
-        /// Reads standard input as ``StandardInput/read(limit:until:)`` does, on this thread; nil when reading
-        /// fails (the full path reads again and reports it).
+        /// Reads standard input as ``StandardInput/read(limit:until:)`` does, on this thread, once: the read, or its
+        /// failure, is the plan's input. Nil when reading fails (the full path reports it).
         func readInput(limit: Int, until isComplete: ([UInt8]) -> Bool) -> StandardInput.Read? {
-            guard let read = try? input.readOnCallingThread(limit: limit, until: isComplete) else { return nil }
-            inputRead += read.bytes
-            return read
+            let read = Result { try input.readOnCallingThread(limit: limit, until: isComplete) }
+            plan?.input = read
+            return try? read.get()
+        }
+
+        /// Starts the plan for `command` with its options as parsed.
+        fileprivate func beginPlan(_ command: String, options: Result<ParsedOptions, any Error>) {
+            plan = CommandPlan(command: command, options: options)
+        }
+
+        /// Keeps `record` in the plan: the profile the command answers for.
+        fileprivate func chose(_ record: ProfileRecord) {
+            plan?.record = record
         }
     }
 
@@ -80,11 +91,13 @@ enum FastLane {
                 environment[option.environmentVariable] = value
             }
         }
-        guard
-            let options = try? ArgumentParser.parse(
+        let parsed = Result<ParsedOptions, any Error> {
+            try ArgumentParser.parse(
                 arguments, options: spec.options, command: spec.name, environment: environment,
                 maximumPositionals: spec.maximumPositionals)
-        else { return nil }
+        }
+        process.beginPlan(spec.name, options: parsed)
+        guard let options = try? parsed.get() else { return nil }
         for option in spec.options where options.has(option.name) && !allowed.contains(option.name) { return nil }
         return options
     }
@@ -106,6 +119,7 @@ enum FastLane {
         guard let store = store(process),
             let record = try? store.loadOnCallingThread(profile: options.value("profile") ?? Profile.defaultName)
         else { return nil }
+        process.chose(record)
         return storedToken(record, lifetime: lifetime, process: process)
     }
 
@@ -118,9 +132,9 @@ enum FastLane {
     static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> ProfileRecord?? {
         guard let store = store(process) else { return nil }
         if let name = options.value("profile") {
-            guard let record = try? store.loadOnCallingThread(profile: name),
-                !(url.isPlainHTTPOffLoopback && !record.profile.allowInsecureHTTP)
-            else { return nil }
+            guard let record = try? store.loadOnCallingThread(profile: name) else { return nil }
+            process.chose(record)
+            guard !(url.isPlainHTTPOffLoopback && !record.profile.allowInsecureHTTP) else { return nil }
             return .some(record)
         }
         guard let names = try? store.profileNamesOnCallingThread() else { return nil }
@@ -132,7 +146,10 @@ enum FastLane {
         }
         switch ProfileChoice(serving: url, among: records.map { ($0.profile.name, $0.profile.bindings) }) {
         case .none: return .some(nil)
-        case .profile(let name): return records.first { $0.profile.name == name }.map { .some($0) }
+        case .profile(let name):
+            guard let record = records.first(where: { $0.profile.name == name }) else { return nil }
+            process.chose(record)
+            return .some(record)
         case .tie: return nil
         }
     }

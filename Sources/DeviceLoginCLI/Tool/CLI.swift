@@ -72,11 +72,19 @@ package enum CLI {
         if ownWords.contains("--help") || ownWords.contains("-h") {
             return emit(HelpText.command(command, lineWidth: width), context: context)
         }
+        // The fast lane's plan, when it prepared one for this command: its options are these words, parsed.
+        var context = context
+        if context.plan?.command != command.name { context.plan = nil }
         do {
-            let options = try ArgumentParser.parse(
-                rest, options: command.options, command: command.name, environment: context.environment,
-                maximumPositionals: command.maximumPositionals
-            )
+            let options: ParsedOptions
+            if let planned = context.plan?.options {
+                options = try planned.get()
+            } else {
+                options = try ArgumentParser.parse(
+                    rest, options: command.options, command: command.name, environment: context.environment,
+                    maximumPositionals: command.maximumPositionals
+                )
+            }
             try StartupChecks.check(options)
             return try await command.run(options, options.flag("verbose") ? context.tracing() : context)
         } catch let error as UsageError {

@@ -34,15 +34,16 @@ package enum CLIProcess {
         }
         signal(SIGPIPE, SIG_IGN)
         let arguments = CLI.arguments(program: CommandLine.arguments.first, Array(CommandLine.arguments.dropFirst()))
-        // The fast lane first, before anything else starts; a process it cannot answer goes on as if it had not
-        // looked. Not when the hardening failed: its warning is the full path's to print.
-        var stdin = StandardInput.fileDescriptor(0)
+        // The fast lane first, before anything else starts; a process it cannot answer goes on from what the lane
+        // prepared (its plan), doing nothing twice. Not when the hardening failed: its warning is the full path's.
+        let stdin = StandardInput.fileDescriptor(0)
+        var plan: CommandPlan?
         if hardening.isHardened, !closed.contains(1) {
             let process = FastLane.Process(
                 environment: ProcessEnvironment.variable, stdin: stdin, stdout: .fileDescriptor(1),
                 now: SystemTime.now())
             if let code = FastLane.answer(arguments, process: process) { end(code) }
-            stdin = .replaying(process.inputRead, then: stdin)
+            plan = process.plan
         }
 
         let environment = ProcessEnvironment.whole()
@@ -58,7 +59,8 @@ package enum CLIProcess {
             stdinIsTerminal: isatty(0) == 1,
             makeTransport: { DefaultTransport.make(options: $0) },
             clock: SystemTime.clock,
-            now: SystemTime.now
+            now: SystemTime.now,
+            plan: plan
         )
         if !hardening.isHardened {
             context.stderr.line(

@@ -134,11 +134,14 @@ struct GitCredentialRequestTests {
     @Test("read: stops at the blank line, whatever follows; refuses more than the limit", arguments: [1, 7, 4096])
     func read(chunkSize: Int) async throws {
         let input = "protocol=https\nhost=a.example\n\nhost=b.example\n"
-        let request = try await GitCredentialRequest.read(
-            from: .bytes(Array(input.utf8), chunkSize: chunkSize))
+        var (context, _, _) = CLIHarness.context()
+        context.stdin = .bytes(Array(input.utf8), chunkSize: chunkSize)
+        let request = try await GitCredentialRequest.read(from: context)
         #expect(request == Self.request("https", host: "a.example"))
+        context.stdin = .bytes(NamedInput.megabyteLine().bytes, chunkSize: chunkSize)
+        let tooLong = context
         await #expect(throws: CredentialInputError.tooLong("", limit: 0)) {
-            try await GitCredentialRequest.read(from: .bytes(NamedInput.megabyteLine().bytes, chunkSize: chunkSize))
+            try await GitCredentialRequest.read(from: tooLong)
         }
     }
 

@@ -12,12 +12,37 @@ struct FastLaneTests {
     /// The lane's answer to `arguments` with `input` on stdin and `environment` added to the fixture's.
     private static func lane(
         _ arguments: [String], input: String = "", environment: [String: String] = [:], in fixture: HelperFixture
-    ) -> (answer: FastLane.Answer?, inputRead: [UInt8]) {
+    ) -> (answer: FastLane.Answer?, plan: CommandPlan?) {
+        lane(arguments, stdin: .bytes(Array(input.utf8), chunkSize: 7), environment: environment, in: fixture)
+    }
+
+    /// The lane's answer to `arguments` with `stdin` and `environment` added to the fixture's, and its plan.
+    private static func lane(
+        _ arguments: [String], stdin: StandardInput, environment: [String: String] = [:], in fixture: HelperFixture
+    ) -> (answer: FastLane.Answer?, plan: CommandPlan?) {
         let variables = fixture.profiles.environment.merging(environment) { $1 }
         let process = FastLane.Process(
-            environment: { variables[$0] }, stdin: .bytes(Array(input.utf8), chunkSize: 7),
-            stdout: .failing(EBADF), now: Date())
-        return (FastLane.answer(to: arguments, process: process), process.inputRead)
+            environment: { variables[$0] }, stdin: stdin, stdout: .failing(EBADF), now: Date())
+        return (FastLane.answer(to: arguments, process: process), process.plan)
+    }
+
+    /// Input that can be read through once, in chunks of at most 7 bytes: `text`, then its end; any read after its
+    /// end fails. With the number of chunks asked for so far.
+    private static func readableOnce(_ text: String) -> (input: StandardInput, chunks: @Sendable () -> Int) {
+        let state = Locked((rest: ArraySlice(Array(text.utf8)), ended: false, chunks: 0))
+        let input = StandardInput { count in
+            try state.withLock { state in
+                state.chunks += 1
+                guard !state.ended else {
+                    throw DeviceLoginError(.configuration, "standard input read after its end")
+                }
+                let chunk = Array(state.rest.prefix(min(count, 7)))
+                state.rest = state.rest.dropFirst(chunk.count)
+                state.ended = chunk.isEmpty
+                return chunk
+            }
+        }
+        return (input, { state.withLock { $0.chunks } })
     }
 
     /// The full path's answer, in process.
@@ -135,23 +160,77 @@ struct FastLaneTests {
         #expect(Self.lane(["token"], environment: ["DEVICE_LOGIN_HOME": "relative"], in: fixture).answer == nil)
     }
 
-    @Test func aHelperItLeavesGetsTheInputTheLaneRead() async throws {
+    @Test func aHelperItLeavesGetsThePlanTheLaneMade() async throws {
+        let fixture = try HelperFixture()
+        defer { fixture.remove() }
+        try await fixture.signIn("work", bindings: ["https://git.example.test", "https://registry.example.test"])
+
+        let cases: [(arguments: [String], input: String, answer: String)] = [
+            (["git-credential", "get"], Self.gitRequest, "password="),
+            (["docker-credential", "get"], "https://registry.example.test", #""Secret":"#),
+        ]
+        for (arguments, text, expected) in cases {
+            // Each case finds a token to refresh: the one before saved a fresh one.
+            try await fixture.expire("work")
+            let (input, chunks) = Self.readableOnce(text)
+            let (answer, plan) = Self.lane(arguments, stdin: input, in: fixture)
+
+            // The lane read the request and chose the profile, then left the refresh to the full path.
+            #expect(answer == nil)
+            let prepared = try #require(plan, "\(arguments)")
+            #expect(prepared.command == arguments[0])
+            #expect(try prepared.options.get().positionals == ["get"])
+            #expect(try prepared.input?.get().bytes == Array(text.utf8))
+            #expect(prepared.record?.name == "work")
+            let chunksOnTheLane = chunks()
+
+            // The full path, given the plan and the same input, reads nothing more and answers.
+            var (context, stdout, stderr) = CLIHarness.context(
+                environment: fixture.profiles.environment, transport: fixture.transport)
+            context.stdin = input
+            context.plan = plan
+            let code = await CLI.run(arguments, context: context)
+            #expect(code == .success, "\(arguments) stderr: \(stderr())")
+            #expect(stdout().contains(expected), "\(arguments)")
+            #expect(chunks() == chunksOnTheLane, "\(arguments): the full path read standard input again")
+        }
+    }
+
+    @Test func aPlanIsForItsCommandOnly() async throws {
         let fixture = try HelperFixture()
         defer { fixture.remove() }
         try await fixture.signIn("work", bindings: ["https://git.example.test"])
         try await fixture.expire("work")
+        let (_, plan) = Self.lane(["git-credential", "get"], input: Self.gitRequest, in: fixture)
 
-        let (answer, inputRead) = Self.lane(["git-credential", "get"], input: Self.gitRequest, in: fixture)
+        // Another command reads its own input and options: docker-credential finds git's request on stdin.
+        var (context, stdout, _) = CLIHarness.context(
+            environment: fixture.profiles.environment, transport: fixture.transport)
+        context.stdin = .bytes(Array("https://git.example.test".utf8))
+        context.plan = plan
+        let code = await CLI.run(["docker-credential", "get"], context: context)
+        #expect(code == .success)
+        #expect(stdout().contains(#""ServerURL":"https://git.example.test""#))
+    }
 
+    @Test func aPlanKeepsTheLanesFailuresForTheFullPathToReport() async throws {
+        let fixture = try HelperFixture()
+        defer { fixture.remove() }
+        try await fixture.signIn("work", bindings: ["https://git.example.test"])
+        let failing = StandardInput { _ in throw DeviceLoginError(.configuration, "cannot read standard input: EIO") }
+
+        // A usage error, as parsing gave it.
+        let (_, bogus) = Self.lane(["token", "--bogus"], in: fixture)
+        #expect(throws: UsageError.self) { try bogus?.options.get() }
+        // A failed read: the full path reports it and does not read again.
+        let (answer, plan) = Self.lane(["git-credential", "get"], stdin: failing, in: fixture)
         #expect(answer == nil)
-        #expect(inputRead == Array(Self.gitRequest.utf8))
-        // The full path, given the replayed input, refreshes and answers.
-        let replayed = StandardInput.replaying(inputRead, then: .empty)
-        let full = await CLIHarness.run(
-            ["git-credential", "get"], environment: fixture.profiles.environment, transport: fixture.transport,
-            stdin: replayed)
-        #expect(full.code == .success, "stderr: \(full.stderr)")
-        #expect(full.stdout.contains("password="))
+        var (context, _, stderr) = CLIHarness.context(environment: fixture.profiles.environment)
+        context.stdin = .bytes(Array(Self.gitRequest.utf8))
+        context.plan = plan
+        let code = await CLI.run(["git-credential", "get"], context: context)
+        #expect(code == .configuration)
+        #expect(stderr().contains("cannot read standard input: EIO"))
     }
 
     @Test func leavesHelpersWhoseProfilesTieOrCannotBeRead() async throws {
@@ -381,13 +460,5 @@ struct FastLaneTests {
             #expect(FastLane.answer(to: ["exec"] + arguments, process: process) == nil, "\(arguments) \(environment)")
         }
         #expect(setup.report("out") == nil, "a declined exec ran its command")
-    }
-
-    @Test func replayingGivesTheBytesReadThenTheRest() throws {
-        let input = StandardInput.replaying(Array("abc".utf8), then: .bytes(Array("defg".utf8), chunkSize: 2))
-
-        let read = try input.readOnCallingThread(limit: 100, until: { _ in false })
-
-        #expect(read == StandardInput.Read(bytes: Array("abcdefg".utf8), ending: .endOfInput))
     }
 }

@@ -15,6 +15,15 @@ struct SystemCallError: Error, Sendable {
 
     /// The system's text for the error, e.g. "Permission denied".
     var reason: String { String(cString: strerror(code)) }
+
+    /// Whether the file is not there (`ENOENT`).
+    var isMissing: Bool { code == ENOENT }
+    /// Whether the path is a symbolic link that was not followed (`ELOOP` with `O_NOFOLLOW`).
+    var isSymbolicLink: Bool { code == ELOOP }
+    /// Whether the disk is full (`ENOSPC`).
+    var isDiskFull: Bool { code == ENOSPC }
+    /// Whether the file system is read-only (`EROFS`).
+    var isReadOnlyFileSystem: Bool { code == EROFS }
 }
 
 /// The few file-system calls the file store needs, retrying on `EINTR` and throwing ``SystemCallError``.
@@ -68,6 +77,18 @@ enum POSIX {
     /// never inherited by a child.
     static func openLockFile(_ path: String) throws -> Int32 {
         try openFile(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+    }
+
+    /// Opens a private file of the store's for reading: never through a symbolic link (`ELOOP`:
+    /// ``SystemCallError/isSymbolicLink``), never waiting for a FIFO's writer, never inherited by a child.
+    static func openForReading(_ path: String) throws -> Int32 {
+        try openFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    }
+
+    /// Creates a new file, mode 0600, for writing: never one that exists, never through a symbolic link, never
+    /// inherited by a child.
+    static func createNewFile(_ path: String) throws -> Int32 {
+        try openFile(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
     }
 
     /// Opens an existing file for reading only, or writing only: never through a symbolic link, never inherited by
