@@ -71,6 +71,8 @@ package enum CLIProcess {
         // Signals are handled before the work starts, so none arrives in between with its default action.
         let signals = InterruptHandler(stderr: context.stderr, allowsEscapes: terminal.allowsEscapes)
         let commands = commands()
+        // Every job of the work runs on one thread of its own (SerialThreadExecutor): a waiting sign-in then wakes one
+        // thread per poll instead of making libdispatch's pool anew. Should the thread not start, the default executor.
         let executor = SerialThreadExecutor()
         let preferred: (any TaskExecutor)? = executor.start() ? executor : nil
         let work = Task(executorPreference: preferred) {
