@@ -71,9 +71,15 @@ package enum CLIProcess {
         // Signals are handled before the work starts, so none arrives in between with its default action.
         let signals = InterruptHandler(stderr: context.stderr, allowsEscapes: terminal.allowsEscapes)
         let commands = commands()
-        let work = Task { await CLI.run(arguments, context: context, commands: commands) }
+        // Every job of the work runs on one thread of its own (SerialThreadExecutor): a waiting sign-in then wakes one
+        // thread per poll instead of making libdispatch's pool anew. Should the thread not start, the default executor.
+        let executor = SerialThreadExecutor()
+        let preferred: (any TaskExecutor)? = executor.start() ? executor : nil
+        let work = Task(executorPreference: preferred) {
+            await CLI.run(arguments, context: context, commands: commands)
+        }
         signals.cancel(work)
-        Task {
+        Task(executorPreference: preferred) {
             let code = await work.value
             withExtendedLifetime(signals) {
                 end(InterruptHandler.exitCode(code, stoppedBy: signals.receivedSignal))
