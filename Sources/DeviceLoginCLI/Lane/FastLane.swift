@@ -66,8 +66,11 @@ enum FastLane {
             plan = CommandPlan(command: command, options: options)
         }
 
-        /// Keeps `record` in the plan: the profile the command answers for.
+        /// Keeps `record` in the plan: the profile the command answers for. Not a Secret Service profile's: the lane
+        /// reads only the kernel keyring's copy of its access token (no refresh or ID token), so the full path must
+        /// read the item itself, or it would take a profile that can refresh for one that cannot.
         fileprivate func chose(_ record: ProfileRecord) {
+            guard record.profile.tokenStore != .secretService else { return }
             plan?.record = record
         }
     }

@@ -196,6 +196,27 @@ struct FastLaneTests {
         }
     }
 
+    /// On a Secret Service profile the lane reads only the kernel keyring's copy of the access token: that is not the
+    /// record, and a plan that carried it would hand the full path a profile with no refresh token.
+    @Test func aSecretServiceProfileIsNotInThePlan() async throws {
+        let fixture = try HelperFixture()
+        defer { fixture.remove() }
+        try await fixture.signIn("work", bindings: ["https://git.example.test"])
+        let file = fixture.profiles.home.appendingPathComponent("work.json")
+        var stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        var profile = try #require(stored["profile"] as? [String: Any])
+        profile["store"] = "secret-service"
+        stored["profile"] = profile
+        stored["tokens"] = nil
+        try JSONSerialization.data(withJSONObject: stored).write(to: file)
+
+        let (answer, plan) = Self.lane(["token", "--profile", "work"], in: fixture)
+        #expect(answer == nil)
+        let prepared = try #require(plan)
+        #expect(prepared.command == "token")
+        #expect(prepared.record == nil)
+    }
+
     @Test func aPlanIsForItsCommandOnly() async throws {
         let fixture = try HelperFixture()
         defer { fixture.remove() }
