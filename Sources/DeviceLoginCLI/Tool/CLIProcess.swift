@@ -81,7 +81,8 @@ package enum CLIProcess {
         signals.cancel(work)
         Task(executorPreference: preferred) {
             let code = await work.value
-            withExtendedLifetime(signals) {
+            // The context lives until the process ends, as the environment does: nothing is freed at exit.
+            withExtendedLifetime((signals, context)) {
                 end(InterruptHandler.exitCode(code, stoppedBy: signals.receivedSignal))
             }
         }
