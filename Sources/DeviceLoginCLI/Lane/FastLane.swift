@@ -19,7 +19,7 @@ import Foundation
 /// no profile, a token to refresh, an option or environment variable it does not take, a file that cannot be
 /// read, a profile whose client configuration is incomplete — it leaves to the full path, which then answers it,
 /// errors included, as before. The lane writes nothing until it has the whole answer; what it prepared on the way
-/// (the parsed options, the input it read, the profile it chose) goes to the full path as the process's
+/// (the parsed options, the input it read, the request it parsed, the profile it chose) goes to the full path as the process's
 /// ``Process/plan``, so leaving costs nothing done twice.
 enum FastLane {
     /// What the lane reads of the process, as lookups: building the whole environment costs more than the lane's
@@ -59,6 +59,14 @@ enum FastLane {
             let read = Result { try input.readOnCallingThread(limit: limit, until: isComplete) }
             plan?.input = read
             return try? read.get()
+        }
+
+        /// Parses the command's request from the environment with `parse`, once: the request, or why it could not
+        /// be parsed, is the plan's. Nil when parsing fails (the full path reports it).
+        func parseRequest<Request: Sendable>(_ parse: () throws -> Request) -> Request? {
+            let parsed = Result { try parse() }
+            plan?.request = parsed.map { $0 as any Sendable }
+            return try? parsed.get()
         }
 
         /// Starts the plan for `command` with its options as parsed.
