@@ -59,7 +59,4 @@ package struct ProfileGlance: Sendable {
         self.accessToken = tokens.map(AccessToken.init(of:))
         self.record = nil
     }
-
-    /// The profile's name.
-    package var name: String { profile.name }
 }
