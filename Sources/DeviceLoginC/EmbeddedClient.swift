@@ -213,8 +213,8 @@ final class EmbeddedClient: Sendable {
     /// request: the rule of `device-login token`'s fast lane (``TokenState/storedToken(_:now:lifetime:)``). nil
     /// when ``freshToken(minimumTTL:)`` must answer (a refresh, a DPoP proof, a record that cannot be read).
     func storedToken(minimumTTL: Duration) -> String? {
-        guard let record = try? store.loadOnCallingThread(profile: settings.profile) else { return nil }
-        return TokenState.storedToken(record, now: SystemTime.now(), lifetime: minimumTTL)?.token
+        guard let glance = try? store.glanceOnCallingThread(profile: settings.profile) else { return nil }
+        return TokenState.storedToken(glance, now: SystemTime.now(), lifetime: minimumTTL)?.token
     }
 
     /// A fresh access token, refreshed when it expires within `minimumTTL` (plus the refresh margin).

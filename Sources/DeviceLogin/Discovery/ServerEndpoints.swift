@@ -28,14 +28,14 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     /// The device authorization endpoint (RFC 8628 §3.1), if the server has one: the device flow needs it
     /// (``DeviceFlow`` fails without it, naming it).
     public var deviceAuthorization: URL? {
-        get { storedDeviceAuthorization?.url }
-        set { storedDeviceAuthorization = newValue.map(EndpointURL.init) }
+        get { self[url: \.storedDeviceAuthorization] }
+        set { self[url: \.storedDeviceAuthorization] = newValue }
     }
     /// The authorization endpoint (RFC 6749 §3.1) the code grant may use, if any: from metadata that passed
     /// ``AuthorizationCodeFlow/authorizationEndpoint(of:override:)``, or given by hand.
     public var authorization: URL? {
-        get { storedAuthorization?.url }
-        set { storedAuthorization = newValue.map(EndpointURL.init) }
+        get { self[url: \.storedAuthorization] }
+        set { self[url: \.storedAuthorization] = newValue }
     }
     /// `authorization_response_iss_parameter_supported` (RFC 9207): the server puts `iss` in its authorization
     /// responses, so a response without it is refused.
@@ -47,21 +47,21 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     }
     /// The revocation endpoint (RFC 7009), if any.
     public var revocation: URL? {
-        get { storedRevocation?.url }
-        set { storedRevocation = newValue.map(EndpointURL.init) }
+        get { self[url: \.storedRevocation] }
+        set { self[url: \.storedRevocation] = newValue }
     }
     /// The userinfo endpoint (OpenID Connect Core §5.3), if any.
     public var userinfo: URL? {
-        get { storedUserinfo?.url }
-        set { storedUserinfo = newValue.map(EndpointURL.init) }
+        get { self[url: \.storedUserinfo] }
+        set { self[url: \.storedUserinfo] = newValue }
     }
     /// Whether the server is an OpenID provider (decides the default scopes and ID-token handling).
     public var isOpenIDProvider: Bool
     /// `jwks_uri`: where the server publishes the keys its ID tokens are signed with (OpenID Connect Discovery 1.0
     /// §3), if known. Without it ID tokens cannot be verified.
     public var jwks: URL? {
-        get { storedJWKS?.url }
-        set { storedJWKS = newValue.map(EndpointURL.init) }
+        get { self[url: \.storedJWKS] }
+        set { self[url: \.storedJWKS] = newValue }
     }
     /// `id_token_signing_alg_values_supported`: the algorithms the server signs ID tokens with, when its metadata
     /// lists them; nil for RS256 only, the OpenID Connect default.
@@ -78,6 +78,13 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     private var storedRevocation: EndpointURL?
     private var storedUserinfo: EndpointURL?
     private var storedJWKS: EndpointURL?
+
+    /// An optional endpoint as a `URL`, made now when it was read as text; set, it is kept as given. The one
+    /// accessor of the optional endpoints.
+    private subscript(url endpoint: WritableKeyPath<Self, EndpointURL?>) -> URL? {
+        get { self[keyPath: endpoint]?.url }
+        set { self[keyPath: endpoint] = newValue.map(EndpointURL.init) }
+    }
 
     /// The most entries of `scopes_supported` kept: a server that lists more is still heard on `offline_access`.
     public static let maximumScopesSupported = 256

@@ -130,7 +130,10 @@ public struct TokenSet: Sendable, Hashable {
     }
 
     /// Whether `token_type` is `Bearer`, in any case (RFC 6749 §5.1).
-    public var isBearer: Bool { tokenType.lowercased() == "bearer" }
+    public var isBearer: Bool { Self.isBearer(tokenType) }
+
+    /// Whether `tokenType` is `Bearer`, in any case (RFC 6749 §5.1).
+    static func isBearer(_ tokenType: String) -> Bool { tokenType.lowercased() == "bearer" }
 
     /// The granted scopes as a list.
     public var scopes: [String] { scope?.split(separator: " ").map(String.init) ?? [] }

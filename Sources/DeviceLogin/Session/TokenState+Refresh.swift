@@ -308,29 +308,29 @@ extension TokenState {
 }
 
 extension TokenState {
-    /// The access token a stored record may answer with, without a token state or any request: a bearer token of
+    /// The access token a stored profile may answer with, without a token state or any request: a bearer token of
     /// a profile that can make its client configuration without a secret given now, valid for `lifetime` or
     /// ``defaultRefreshMargin`` after `now`, the longer; nil when the full path must answer (a refresh, a DPoP
     /// proof, a secret). The one rule of the CLI's fast lane and of the C library's `dl_token`.
     /// - Parameters:
-    ///   - record: The profile's record, as the store's one reader read it.
+    ///   - glance: What the store's read on the calling thread gave of the profile.
     ///   - now: The wall-clock time.
     ///   - lifetime: How long the token must stay valid (`--min-ttl`).
     /// - Returns: The token and its expiry, or nil.
     package static func storedToken(
-        _ record: ProfileRecord, now: Date, lifetime: Duration
+        _ glance: ProfileGlance, now: Date, lifetime: Duration
     ) -> (token: String, expiresAt: Date?)? {
         // The full path makes the client configuration before it looks at the tokens, and fails when the profile
         // needs a client secret it does not store: so does the fast answer, by leaving it to the full path.
-        let profile = record.profile
+        let profile = glance.profile
         guard ClientAuthentication(profile.clientAuthentication, secret: profile.clientSecret) != nil,
-            let tokens = record.tokens,
+            let stored = glance.accessToken,
             // A bearer token only: a DPoP-bound one needs a proof made with its key (RFC 9449), which the full path
             // makes.
-            tokens.isBearer
+            stored.isBearer
         else { return nil }
         let validAfter = now.addingTimeInterval(max(defaultRefreshMargin, lifetime).timeInterval)
-        guard let token = tokens.accessToken(validAfter: validAfter) else { return nil }
-        return (token, tokens.expiresAt)
+        guard let token = stored.value(validAfter: validAfter) else { return nil }
+        return (token, stored.expiresAt)
     }
 }

@@ -42,22 +42,30 @@ extension FileTokenStore {
 
     /// The record as loaded from the file, with its tokens from the store it names; no tokens when that store has
     /// none (signed out, or a key revoked or expired underneath us: not signed in).
-    ///
-    /// On the fast lane (`lane`), a profile in the Secret Service gets the copy of its access token that rests in the
-    /// kernel keyring beside the item (``placingTokens(_:)``), with no refresh or ID token, or no tokens when there
-    /// is no copy: the lane then leaves the answer to the full path, which asks the Secret Service.
-    func withStoredTokens(_ record: ProfileRecord, lane: Bool = false) throws -> ProfileRecord {
+    func withStoredTokens(_ record: ProfileRecord) throws -> ProfileRecord {
         var record = record
         switch record.profile.tokenStore {
         case .file: break
         case .keyring:
             record.tokens = try keyringTokens(profile: record.name)
-        case .secretService where lane:
-            record.tokens = try? keyringTokens(profile: record.name)
         case .secretService:
             record.tokens = try secretServiceStore.loadOnCallingThread(profile: record.name)?.tokens
         }
         return record
+    }
+
+    /// What the fast lane reads of the record as loaded from the file: the whole record, its tokens from the store
+    /// it names, for the file and the kernel keyring. For the Secret Service, the copy of its access token that
+    /// rests in the kernel keyring beside the item (``placingTokens(_:)``), with no refresh or ID token, or none
+    /// when there is no copy (the lane then leaves the answer to the full path, which asks the Secret Service): a
+    /// glance without a record, since the lane never waits for D-Bus.
+    func glance(_ record: ProfileRecord) throws -> ProfileGlance {
+        switch record.profile.tokenStore {
+        case .file, .keyring:
+            return ProfileGlance(whole: try withStoredTokens(record))
+        case .secretService:
+            return ProfileGlance(profile: record.profile, accessTokenOf: try? keyringTokens(profile: record.name))
+        }
     }
 
     /// The tokens of the profile's kernel keyring key, if any.

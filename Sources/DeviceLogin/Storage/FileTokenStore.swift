@@ -150,16 +150,20 @@ public struct FileTokenStore: TokenStore {
         return try await BlockingIO.run { [self] in try readRecord(at: path, profile: name) }
     }
 
-    /// ``load(profile:)`` on the calling thread: the same checks, the same one read and the same reader
-    /// (``ProfileRecord/init(stored:)``), without `JSONDecoder` or `Codable`. For a process that has started no
-    /// concurrency yet — the CLI's fast lane, which answers `device-login token` before anything else starts —
-    /// where blocking the caller is blocking no one.
-    /// One difference: a profile whose tokens rest in the Secret Service gets the kernel keyring's copy of its access
-    /// token (no refresh or ID token), or no tokens: the lane never waits for D-Bus.
-    /// - Returns: The record, or nil when there is none.
+    /// What the fast lane needs of a profile's record, read on the calling thread: the same checks, the same one
+    /// read and the same reader as ``load(profile:)`` (``ProfileRecord/init(stored:)``), without `JSONDecoder` or
+    /// `Codable`. For a process that has started no concurrency yet — the CLI's fast lane, which answers
+    /// `device-login token` before anything else starts — where blocking the caller is blocking no one.
+    ///
+    /// A glance, not a record: for a profile whose tokens rest in the Secret Service it holds only the kernel
+    /// keyring's copy of the access token (no refresh or ID token, no ``ProfileGlance/record``), or no token: the
+    /// lane never waits for D-Bus. For the others it holds the whole record.
+    /// - Returns: The glance, or nil when there is no record.
     /// - Throws: The errors of ``load(profile:)``.
-    package func loadOnCallingThread(profile name: String) throws -> ProfileRecord? {
-        try readRecord(at: try filePath(profile: name), profile: name, lane: true)
+    package func glanceOnCallingThread(profile name: String) throws -> ProfileGlance? {
+        let path = try filePath(profile: name)
+        guard let bytes = try readRecordBytes(at: path, profile: name) else { return nil }
+        return try glance(try Self.decode(bytes, path: path, profile: name))
     }
 
     /// Replaces a profile's record atomically and durably.
@@ -233,7 +237,7 @@ public struct FileTokenStore: TokenStore {
         try await BlockingIO.run { [self] in try profileNamesOnCallingThread() }
     }
 
-    /// ``profileNames()`` on the calling thread, as ``loadOnCallingThread(profile:)`` reads.
+    /// ``profileNames()`` on the calling thread, as ``glanceOnCallingThread(profile:)`` reads.
     package func profileNamesOnCallingThread() throws -> [String] {
         guard try checkDirectory() else { return [] }
         let entries: [String]
@@ -307,9 +311,9 @@ public struct FileTokenStore: TokenStore {
     }
 
     /// A profile's record, after the checks of the directory and the file; nil when there is none.
-    private func readRecord(at path: String, profile name: String, lane: Bool = false) throws -> ProfileRecord? {
+    private func readRecord(at path: String, profile name: String) throws -> ProfileRecord? {
         guard let bytes = try readRecordBytes(at: path, profile: name) else { return nil }
-        return try withStoredTokens(try Self.decode(bytes, path: path, profile: name), lane: lane)
+        return try withStoredTokens(try Self.decode(bytes, path: path, profile: name))
     }
 
     /// The bytes of a profile's file, after the checks of the directory and the file; nil when there is none.

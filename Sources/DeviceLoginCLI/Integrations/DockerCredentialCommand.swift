@@ -85,12 +85,12 @@ enum DockerCredentialCommand {
             let binding = try? DockerCredentialProtocol.binding(serverURL),
             let found = FastLane.profile(options, serving: binding, process: process)
         else { return nil }
-        guard let record = found else {
+        guard let glance = found else {
             return FastLane.Answer(text: DockerCredentialProtocol.notFound + "\n", code: .failure)
         }
-        guard let (token, _) = FastLane.storedToken(record, lifetime: HelperSession.minimumLifetime, process: process),
+        guard let (token, _) = FastLane.storedToken(glance, lifetime: HelperSession.minimumLifetime, process: process),
             let answer = try? DockerCredentialProtocol.credentials(
-                serverURL: serverURL, username: record.profile.effectiveUsername, secret: token)
+                serverURL: serverURL, username: glance.profile.effectiveUsername, secret: token)
         else { return nil }
         return FastLane.Answer(text: answer)
     }

@@ -107,13 +107,13 @@ enum GitCredentialCommand {
         let nothing = FastLane.Answer(text: "")
         guard let url = served else { return nothing }
         guard let found = FastLane.profile(options, serving: url, process: process) else { return nil }
-        guard let record = found else { return nothing }
-        guard let username = answerUsername(asked: request.username, username: record.profile.username) else {
+        guard let glance = found else { return nothing }
+        guard let username = answerUsername(asked: request.username, username: glance.profile.username) else {
             return nothing
         }
         guard
             let (token, expiresAt) = FastLane.storedToken(
-                record, lifetime: HelperSession.minimumLifetime, process: process)
+                glance, lifetime: HelperSession.minimumLifetime, process: process)
         else { return nil }
         return (try? GitCredentialRequest.encode(answer(username: username, token: token, expiresAt: expiresAt)))
             .map { FastLane.Answer(text: $0) }

@@ -51,8 +51,11 @@ enum KubectlCredentialCommand {
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        // The request first: a kubeconfig that cannot work is reported whether or not anyone is signed in.
-        let request = try ExecCredential.request(from: context.environment[ExecCredential.environmentVariable])
+        // The request first: a kubeconfig that cannot work is reported whether or not anyone is signed in. As the
+        // fast lane parsed it, when it did (its plan), else parsed here.
+        let request =
+            try context.plan?.request(as: ExecCredential.Request.self)
+            ?? ExecCredential.request(from: context.environment[ExecCredential.environmentVariable])
         context.trace(
             "kubectl",
             "apiVersion \(request.apiVersion.rawValue), interactive: "
@@ -66,7 +69,9 @@ enum KubectlCredentialCommand {
     /// The answer from the stored token, for ``FastLane``: `--profile` only, and a request that reads.
     static func fastAnswer(_ arguments: [String], process: FastLane.Process) -> FastLane.Answer? {
         guard let options = FastLane.options(arguments, for: spec, allowing: ["profile"], process: process),
-            let request = try? ExecCredential.request(from: process.environment(ExecCredential.environmentVariable)),
+            let request = process.parseRequest({
+                try ExecCredential.request(from: process.environment(ExecCredential.environmentVariable))
+            }),
             let (token, expiresAt) = FastLane.storedToken(
                 options, lifetime: HelperSession.minimumLifetime, process: process),
             let answer = try? ExecCredential.answer(request.apiVersion, token: token, expiresAt: expiresAt)

@@ -14,12 +14,12 @@ import Foundation
 /// (``ChildLauncher/runOnCallingThread(_:environment:)``).
 ///
 /// The lane answers only what it can answer exactly as the full path would: the command's own option table and
-/// parser, the store's one reader of a record (``FileTokenStore/loadOnCallingThread(profile:)``), the same validity
-/// rule (``TokenSet/accessToken(validAfter:)`` with the refresh margin), the same answer formatting. Anything else —
+/// parser, the store's one reader of a record (``FileTokenStore/glanceOnCallingThread(profile:)``), the same validity
+/// rule (``TokenState/storedToken(_:now:lifetime:)``), the same answer formatting. Anything else —
 /// no profile, a token to refresh, an option or environment variable it does not take, a file that cannot be
 /// read, a profile whose client configuration is incomplete — it leaves to the full path, which then answers it,
 /// errors included, as before. The lane writes nothing until it has the whole answer; what it prepared on the way
-/// (the parsed options, the input it read, the profile it chose) goes to the full path as the process's
+/// (the parsed options, the input it read, the request it parsed, the profile it chose) goes to the full path as the process's
 /// ``Process/plan``, so leaving costs nothing done twice.
 enum FastLane {
     /// What the lane reads of the process, as lookups: building the whole environment costs more than the lane's
@@ -61,16 +61,24 @@ enum FastLane {
             return try? read.get()
         }
 
+        /// Parses the command's request from the environment with `parse`, once: the request, or why it could not
+        /// be parsed, is the plan's. Nil when parsing fails (the full path reports it).
+        func parseRequest<Request: Sendable>(_ parse: () throws -> Request) -> Request? {
+            let parsed = Result { try parse() }
+            plan?.request = parsed.map { $0 as any Sendable }
+            return try? parsed.get()
+        }
+
         /// Starts the plan for `command` with its options as parsed.
         fileprivate func beginPlan(_ command: String, options: Result<ParsedOptions, any Error>) {
             plan = CommandPlan(command: command, options: options)
         }
 
-        /// Keeps `record` in the plan: the profile the command answers for. Not a Secret Service profile's: the lane
-        /// reads only the kernel keyring's copy of its access token (no refresh or ID token), so the full path must
-        /// read the item itself, or it would take a profile that can refresh for one that cannot.
-        fileprivate func chose(_ record: ProfileRecord) {
-            guard record.profile.tokenStore != .secretService else { return }
+        /// Keeps the record `glance` holds in the plan: the profile the command answers for. Only a whole one: a
+        /// glance of only the access token (a Secret Service profile's, without its refresh or ID token) has none,
+        /// and the full path reads the record itself.
+        fileprivate func chose(_ glance: ProfileGlance) {
+            guard let record = glance.record else { return }
             plan?.record = record
         }
     }
@@ -120,10 +128,10 @@ enum FastLane {
         -> (token: String, expiresAt: Date?)?
     {
         guard let store = store(process),
-            let record = try? store.loadOnCallingThread(profile: options.value("profile") ?? Profile.defaultName)
+            let glance = try? store.glanceOnCallingThread(profile: options.value("profile") ?? Profile.defaultName)
         else { return nil }
-        process.chose(record)
-        return storedToken(record, lifetime: lifetime, process: process)
+        process.chose(glance)
+        return storedToken(glance, lifetime: lifetime, process: process)
     }
 
     /// The profile that serves `url`, as ``HelperSession/open(_:serving:command:context:)`` finds it: the one
@@ -132,36 +140,36 @@ enum FastLane {
     /// - Returns: `.some(nil)` when no profile serves `url`; nil when the full path must answer (a profile that
     ///   cannot be read, which the full path skips with a warning; two that tie, which it refuses; plain `http` off
     ///   loopback for a `--profile` that does not allow it, which it refuses).
-    static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> ProfileRecord?? {
+    static func profile(_ options: ParsedOptions, serving url: URLBinding, process: Process) -> ProfileGlance?? {
         guard let store = store(process) else { return nil }
         if let name = options.value("profile") {
-            guard let record = try? store.loadOnCallingThread(profile: name) else { return nil }
-            process.chose(record)
-            guard !(url.isPlainHTTPOffLoopback && !record.profile.allowInsecureHTTP) else { return nil }
-            return .some(record)
+            guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
+            process.chose(glance)
+            guard !(url.isPlainHTTPOffLoopback && !glance.profile.allowInsecureHTTP) else { return nil }
+            return .some(glance)
         }
         guard let names = try? store.profileNamesOnCallingThread() else { return nil }
-        var records: [ProfileRecord] = []
+        var glances: [ProfileGlance] = []
         for name in names {
             // A record that cannot be read: the full path skips it with a warning, so the lane leaves it that.
-            guard let record = try? store.loadOnCallingThread(profile: name) else { return nil }
-            records.append(record)
+            guard let glance = try? store.glanceOnCallingThread(profile: name) else { return nil }
+            glances.append(glance)
         }
-        switch ProfileChoice(serving: url, among: records.map { ($0.profile.name, $0.profile.bindings) }) {
+        switch ProfileChoice(serving: url, among: glances.map { ($0.profile.name, $0.profile.bindings) }) {
         case .none: return .some(nil)
         case .profile(let name):
-            guard let record = records.first(where: { $0.profile.name == name }) else { return nil }
-            process.chose(record)
-            return .some(record)
+            guard let glance = glances.first(where: { $0.profile.name == name }) else { return nil }
+            process.chose(glance)
+            return .some(glance)
         case .tie: return nil
         }
     }
 
-    /// The access token `record` holds, when it stays valid for `lifetime` or the refresh margin, the longer.
-    static func storedToken(_ record: ProfileRecord, lifetime: Duration, process: Process)
+    /// The access token `glance` holds, when it stays valid for `lifetime` or the refresh margin, the longer.
+    static func storedToken(_ glance: ProfileGlance, lifetime: Duration, process: Process)
         -> (token: String, expiresAt: Date?)?
     {
         // The one rule, shared with the C library's dl_token.
-        TokenState.storedToken(record, now: process.now, lifetime: lifetime)
+        TokenState.storedToken(glance, now: process.now, lifetime: lifetime)
     }
 }

@@ -196,8 +196,40 @@ struct FastLaneTests {
         }
     }
 
-    /// On a Secret Service profile the lane reads only the kernel keyring's copy of the access token: that is not the
-    /// record, and a plan that carried it would hand the full path a profile with no refresh token.
+    /// kubectl's request is parsed once: on a miss the full path answers in the apiVersion the lane parsed, and
+    /// reports the lane's refusal of a request it could not parse, whatever the variable now holds.
+    @Test func kubectlsRequestIsParsedOnlyOnTheLane() async throws {
+        let fixture = try HelperFixture()
+        defer { fixture.remove() }
+        try await fixture.signIn("work", bindings: [])
+        let arguments = ["kubectl-credential", "--profile", "work"]
+        let v1 =
+            #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#
+        let cases: [(onTheLane: String, inTheFullPath: String, code: ExitCode, output: String)] = [
+            // Parsed again, "not JSON" would be refused (exit 78).
+            (v1, "not JSON", .success, #""apiVersion":"client.authentication.k8s.io/v1""#),
+            // Parsed again, the request would be read, and answered.
+            ("not JSON", v1, .configuration, "is not valid JSON"),
+        ]
+        for (onTheLane, inTheFullPath, expectedCode, expected) in cases {
+            try await fixture.expire("work")
+            let (answer, plan) = Self.lane(arguments, environment: ["KUBERNETES_EXEC_INFO": onTheLane], in: fixture)
+            #expect(answer == nil)
+            #expect(plan?.request != nil, "the lane parsed no request")
+
+            var (context, stdout, stderr) = CLIHarness.context(
+                environment: fixture.profiles.environment.merging(["KUBERNETES_EXEC_INFO": inTheFullPath]) { $1 },
+                transport: fixture.transport)
+            context.plan = plan
+            let code = await CLI.run(arguments, context: context)
+            #expect(code == expectedCode, "stderr: \(stderr())")
+            #expect((stdout() + stderr()).contains(expected), "stdout: \(stdout()) stderr: \(stderr())")
+        }
+    }
+
+    /// On a Secret Service profile the lane reads only the kernel keyring's copy of the access token: the store's
+    /// glance then holds no record, and a plan that carried one would hand the full path a profile with no refresh
+    /// token.
     @Test func aSecretServiceProfileIsNotInThePlan() async throws {
         let fixture = try HelperFixture()
         defer { fixture.remove() }

@@ -32,11 +32,37 @@ struct KeyringTokenStoreTests {
         #expect(try await files.load(profile: "default") == record)
 
         // The fast lane's read (the store's one reader, on the calling thread) takes its token from the key.
-        let read = try #require(try files.loadOnCallingThread(profile: "default"))
+        let read = try #require(try files.glanceOnCallingThread(profile: "default"))
         #expect(read.profile.tokenStore == .keyring)
-        #expect(read.tokens?.accessToken == "AT-1")
+        #expect(read.accessToken?.value == "AT-1")
+        // The keyring holds the whole record: the glance carries it, for the full path.
+        #expect(read.record == record)
         try await files.remove(profile: "default")
         #expect(try files.keyringStore.readOnCallingThread(files.keyNamespace + ":default") == nil)
+    }
+
+    @Test func aSecretServiceProfileIsGlancedAtWithoutARecord() async throws {
+        let (root, files) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let record = try keyringRecord()
+        try await files.save(record)
+        // As the Secret Service leaves a profile: its file names the Secret Service, and the kernel keyring holds a
+        // copy of the access token alone (no refresh or ID token) for the lane.
+        let path = root + "/default.json"
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        try text.replacingOccurrences(of: #""store" : "keyring""#, with: #""store" : "secret-service""#)
+            .write(toFile: path, atomically: false, encoding: .utf8)
+        var copy = record
+        copy.tokens?.refreshToken = nil
+        copy.tokens?.idToken = nil
+        try await files.keyringStore.save(copy)
+
+        let glance = try #require(try files.glanceOnCallingThread(profile: "default"))
+        #expect(glance.profile.tokenStore == .secretService)
+        #expect(glance.accessToken?.value == "AT-1")
+        // Not the record: the copy has no refresh token, and the full path must read the item itself.
+        #expect(glance.record == nil)
+        try await files.keyringStore.remove(profile: "default")
     }
 
     @Test func aFileRecordWritesNoStoreField() async throws {
@@ -68,7 +94,7 @@ struct KeyringTokenStoreTests {
         let loaded = try #require(try await files.load(profile: "default"))
         #expect(loaded.tokens == nil)
         #expect(loaded.profile.tokenStore == .keyring)
-        #expect(try files.loadOnCallingThread(profile: "default")?.tokens?.accessToken == nil)
+        #expect(try files.glanceOnCallingThread(profile: "default")?.accessToken == nil)
 
         try await files.save(try keyringRecord(access: "AT-2"))
         #expect(try await files.load(profile: "default")?.tokens?.accessToken == "AT-2")
