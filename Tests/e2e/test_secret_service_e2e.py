@@ -187,6 +187,15 @@ def test_locked_collection_is_not_signed_in(server, service, tmp_path):
     assert token.returncode == 77, token.stderr
     assert b"locked" in token.stderr and b"device-login login --profile default" in token.stderr
     assert b"Fatal error" not in token.stderr
+    # Status still shows the profile and where its tokens rest, and says why it cannot read them.
+    status = cli(home, "status", CI="true")
+    assert status.returncode == 77, status.stderr
+    shown = status.stdout.decode()
+    assert "Not signed in: profile 'default' keeps its tokens in the Secret Service" in shown
+    assert "locked" in shown and "tokens rest in: Secret Service" in shown
+    entry = json.loads(cli(home, "status", "--json", CI="true").stdout)["profiles"][0]
+    assert entry["signed_in"] is False and entry["token_store"] == "secret-service"
+    assert "locked" in entry["problem"]
     # Nobody at the terminal: login refuses the locked collection before asking anyone to approve anything.
     again = cli(home, "login", "--issuer", server.base_url, "--client-id", PUBLIC, "--store", "secret-service",
                 CI="true")
