@@ -428,6 +428,31 @@ else
     printf '   %-34s %9s ms %9s MB\n' "static stdlib, stripped" "$static_ms" "$static_rss"
     printf '   %-34s %11sx %11sx\n' "ratio static / dynamic" "$(ratio "$static_ms" "$help_ms")" \
         "$(ratio "$static_rss" "$help_rss")"
+    # Issue 19: --help against a C hello built here, beside it in the same run; and, for the floor any Swift program
+    # starts from, a Swift hello and one that makes a Data with FoundationEssentials, linked statically alike.
+    printf 'int main(void) { return puts("hello") < 0; }\n' >"$work/hello.c"
+    printf 'print("hello")\n' >"$work/hello.swift"
+    printf 'import FoundationEssentials\nprint("hello \\(Data([1, 2, 3]).count)")\n' >"$work/hello-foundation.swift"
+    if gcc -O2 -include stdio.h -o "$work/hello-c" "$work/hello.c" 2>"$work/hello.err" \
+        && swiftc -O -static-stdlib -o "$work/hello-swift" "$work/hello.swift" 2>>"$work/hello.err" \
+        && swiftc -O -static-stdlib -o "$work/hello-foundation" "$work/hello-foundation.swift" 2>>"$work/hello.err" \
+        && strip "$work/hello-swift" "$work/hello-foundation"; then
+        hello_c_ms="$(mean_ms hello-c "$work/hello-c")" || exit 1
+        hello_swift_ms="$(mean_ms hello-swift "$work/hello-swift")" || exit 1
+        hello_foundation_ms="$(mean_ms hello-foundation "$work/hello-foundation")" || exit 1
+        printf '   %-44s %9s ms\n' "C hello (gcc -O2)" "$hello_c_ms"
+        printf '   %-44s %9s ms (%sx the C hello)\n' "Swift hello (static stdlib)" "$hello_swift_ms" \
+            "$(ratio "$hello_swift_ms" "$hello_c_ms")"
+        printf '   %-44s %9s ms (%sx the C hello)\n' "FoundationEssentials hello (static)" "$hello_foundation_ms" \
+            "$(ratio "$hello_foundation_ms" "$hello_c_ms")"
+        help_ratio="$(ratio "$static_ms" "$hello_c_ms")"
+        printf '   %-44s %9sx   goal <= 2x: %s (%sx the FoundationEssentials hello)\n' \
+            "static --help / C hello" "$help_ratio" \
+            "$(verdict "$(awk -v r="$help_ratio" 'BEGIN { print (r != "n/a" && r <= 2) ? 1 : 0 }')")" \
+            "$(ratio "$static_ms" "$hello_foundation_ms")"
+    else
+        echo "   the hello programs did not build: $(head -1 "$work/hello.err")"
+    fi
     echo "   dynamic dependencies (ldd):"
     ldd "$work/device-login.stripped" | sed 's/^[[:space:]]*/     /'
     # libcurl is loaded with dlopen on the first request (CCurl), so it must not be a link-time dependency.

@@ -56,6 +56,12 @@ if [ "$portable" = 0 ] && [ -n "$glibc" ] && printf '2.36\n%s\n' "$glibc" | sort
     flags+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
     # lld folds functions whose code is identical (generic specialisations mostly).
     flags+=(-Xlinker --icf=all)
+    # The fast paths' functions side by side at the front of the text (Scripts/order-file.sh writes the list and says
+    # what it saves): a name the binary no longer has is passed over. The copy is named by its content, so that a new
+    # list changes the link command and SwiftPM links again.
+    order="$(cd "$scratch" && pwd)/fast-path-$(sha256sum Scripts/fast-path.order | cut -c1-16).order"
+    cp Scripts/fast-path.order "$order"
+    flags+=(-Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering)
 fi
 
 echo "build-release.sh: swift build -c release --static-swift-stdlib --product device-login (static libstdc++;" \

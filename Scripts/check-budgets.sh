@@ -7,7 +7,8 @@
 #      while every flow waits: 5.4 kB in each of 10 runs, budget 6.0 kB).
 #   2. Peak RSS of the fast paths that programs run on every call — `token` and each helper with a valid stored
 #      token — with the binary Scripts/install.sh installs (Scripts/build-release.sh): at most 10 MB each (median of
-#      5 runs of /usr/bin/time -f %M; the pages a short single-threaded process touches do not depend on the load).
+#      5 runs of /usr/bin/time -f %M; the pages a short single-threaded process touches do not depend on the load),
+#      and the order file that keeps their code together (Scripts/order-file.sh) still names the binary's functions.
 # Exits 1 when a budget is exceeded or something could not be run, naming each failure.
 #
 # Usage: Scripts/check-budgets.sh
@@ -40,6 +41,18 @@ done
 cli="$bin_dir/device-login"
 stripped="$(timeout 3600 bash Scripts/build-release.sh 2>"$work/static.log")" \
     || { tail -30 "$work/static.log" >&2; die "the release build for installing failed"; }
+# The fast paths' order file (Scripts/order-file.sh), which keeps their code together and their RSS low, must still
+# name the functions of this binary: at least 90 % of its names, or it is stale.
+sort -u Scripts/fast-path.order >"$work/order.names"
+nm "$(dirname "$stripped")/release/device-login" | awk '{ print $NF }' | sort -u >"$work/binary.names"
+named="$(wc -l <"$work/order.names")"
+found="$(comm -12 "$work/order.names" "$work/binary.names" | wc -l)"
+if ((named > 0 && found * 10 >= named * 9)); then
+    printf '   %-24s %s of %s names in the binary  PASS\n' "order file" "$found" "$named"
+else
+    printf '   %-24s %s of %s names in the binary  FAIL\n' "order file" "$found" "$named"
+    failures+=("Scripts/fast-path.order is stale ($found of $named names in the binary): run Scripts/order-file.sh")
+fi
 export DEVICE_LOGIN_HOME="$work/home"
 mkdir -m 700 "$DEVICE_LOGIN_HOME"
 start_demo quick --approve-after 0 --interval 1

@@ -30,7 +30,7 @@ int dl_library_load(struct dl_library *library, const char *name, const char *co
         copy_message(error, error_size, "out of memory");
         return 0;
     }
-    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    void *handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
     if (handle == NULL) {
         copy_message(error, error_size, dlerror());
         free(found);

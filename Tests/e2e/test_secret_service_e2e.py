@@ -10,13 +10,17 @@ import contextlib
 import ctypes
 import json
 import os
+import pty
+import re
+import select
 import shutil
 import subprocess
 import time
 
 import pytest
 
-from integration_support import make_home, run_cli, token_is_accepted
+from approve import approve
+from integration_support import binary_path, cli_environment, make_home, run_cli, token_is_accepted
 from test_device_login_e2e import PUBLIC
 from test_stores_e2e import key_of, key_serial, keyctl, login, read_key, tokens_of_processes, write_key
 from test_stores_e2e import own_session_keyring  # noqa: F401 (autouse: this module's own session keyring)
@@ -28,7 +32,7 @@ TOOLS = ("dbus-run-session", "dbus-send", "gnome-keyring-daemon", "secret-tool")
 class SecretService:
     """One private bus with gnome-keyring's secrets on it."""
 
-    def __init__(self, root):
+    def __init__(self, root, display=None):
         missing = [tool for tool in TOOLS if shutil.which(tool) is None]
         if missing:
             if os.environ.get("CI"):
@@ -38,6 +42,10 @@ class SecretService:
         (root / "run").mkdir(exist_ok=True)
         environment = dict(os.environ, HOME=str(root), XDG_DATA_HOME=str(root / "data"),
                            XDG_RUNTIME_DIR=str(root / "run"))
+        # The bus starts gcr-prompter, the service's own unlock prompt, on this display; no display, no prompter.
+        environment.pop("DISPLAY", None)
+        if display:
+            environment["DISPLAY"] = display
         script = ('echo "$DBUS_SESSION_BUS_ADDRESS"; '
                   f"printf %s '{PASSWORD}' | gnome-keyring-daemon --foreground --unlock --components=secrets "
                   ">/dev/null 2>&1 & cat >/dev/null")
@@ -97,8 +105,8 @@ class SecretService:
 
 
 @contextlib.contextmanager
-def secret_service_session(root):
-    service = SecretService(root)
+def secret_service_session(root, display=None):
+    service = SecretService(root, display)
     previous = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
     os.environ["DBUS_SESSION_BUS_ADDRESS"] = service.address
     try:
@@ -187,6 +195,15 @@ def test_locked_collection_is_not_signed_in(server, service, tmp_path):
     assert token.returncode == 77, token.stderr
     assert b"locked" in token.stderr and b"device-login login --profile default" in token.stderr
     assert b"Fatal error" not in token.stderr
+    # Status still shows the profile and where its tokens rest, and says why it cannot read them.
+    status = cli(home, "status", CI="true")
+    assert status.returncode == 77, status.stderr
+    shown = status.stdout.decode()
+    assert "Not signed in: profile 'default' keeps its tokens in the Secret Service" in shown
+    assert "locked" in shown and "tokens rest in: Secret Service" in shown
+    entry = json.loads(cli(home, "status", "--json", CI="true").stdout)["profiles"][0]
+    assert entry["signed_in"] is False and entry["token_store"] == "secret-service"
+    assert "locked" in entry["problem"]
     # Nobody at the terminal: login refuses the locked collection before asking anyone to approve anything.
     again = cli(home, "login", "--issuer", server.base_url, "--client-id", PUBLIC, "--store", "secret-service",
                 CI="true")
@@ -330,3 +347,113 @@ def test_dpop_key_rests_with_the_tokens_and_moves_with_them(dpop_demo, service, 
     assert "attribute.profile" not in service.search("home", str(home))
     assert read_key(key_of(home)) is None and read_key(key_of(home) + ":dpop-key") is None
     assert list(home.iterdir()) == []
+
+
+@contextlib.contextmanager
+def virtual_display():
+    """An Xvfb display of its own (its number chosen by the server), for the service's unlock prompt."""
+    missing = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must install {', '.join(missing)} (.ci/run)")
+        pytest.skip(f"no {', '.join(missing)} here")
+    read, write = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", "800x600x24"],
+                              pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    try:
+        with os.fdopen(read) as numbers:
+            number = numbers.readline().strip()
+        assert number.isdigit(), "Xvfb gave no display number"
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+class TerminalLogin:
+    """`device-login login --store secret-service` with stdin and stderr on a pseudo-terminal: a person is there, so
+    the CLI may let the service prompt for the collection's password."""
+
+    def __init__(self, server, home):
+        make_home(home)
+        environment = cli_environment(home, DEVICE_LOGIN_KEYRING="session")
+        for name in ("CI", "DISPLAY", "WAYLAND_DISPLAY"):
+            environment.pop(name, None)
+        self.master, slave = pty.openpty()
+        self.process = subprocess.Popen(
+            [str(binary_path()), "login", "--issuer", server.base_url, "--client-id", PUBLIC, "--qr", "never",
+             "--scope", "openid offline_access", "--store", "secret-service"],
+            stdin=slave, stdout=subprocess.DEVNULL, stderr=slave, env=environment)
+        os.close(slave)
+        self.shown = b""
+
+    def read_until(self, pattern, seconds=20):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.shown)
+            if found:
+                return found
+            if select.select([self.master], [], [], 0.1)[0]:
+                try:
+                    self.shown += os.read(self.master, 4096)
+                except OSError:  # the terminal's other side closed: the process ended
+                    break
+        pytest.fail(f"{pattern!r} never shown; the terminal showed:\n{self.shown.decode(errors='replace')}")
+
+    def finish(self):
+        try:
+            status = self.process.wait(timeout=30)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+        while select.select([self.master], [], [], 0)[0]:
+            try:
+                chunk = os.read(self.master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.shown += chunk
+        os.close(self.master)
+        return status
+
+
+def answer_prompt(display, keys):
+    """Waits for the service's prompt window on `display`, then types into it as a person would."""
+    environment = dict(os.environ, DISPLAY=display)
+    found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--class", "gcr-prompter"],
+                           capture_output=True, timeout=20, env=environment)
+    window = found.stdout.split()[-1].decode()
+    subprocess.run(["xdotool", "windowfocus", "--sync", window], check=True, timeout=10, env=environment)
+    subprocess.run(["xdotool", *keys], check=True, timeout=10, env=environment)
+
+
+def test_login_at_a_terminal_unlocks_a_locked_collection_through_its_prompt(server, tmp_path):
+    """The one prompt the CLI lets the service show: gcr-prompter (on Xvfb) asks for the collection's password before
+    the sign-in starts; typed, the sign-in goes on and its tokens land in the unlocked collection."""
+    with virtual_display() as display, secret_service_session(tmp_path / "secret-service", display) as service:
+        service.lock()
+        home = tmp_path / "home"
+        run = TerminalLogin(server, home)
+        answer_prompt(display, ["type", "--delay", "20", PASSWORD])
+        answer_prompt(display, ["key", "Return"])
+        code = run.read_until(rb"Code: (\S+)").group(1).decode()
+        approve(server.base_url, code)
+        status = run.finish()
+        assert status == 0, run.shown.decode(errors="replace")
+        assert "attribute.kind = record" in service.search("home", str(home))
+
+
+def test_login_at_a_terminal_stops_when_the_prompt_is_dismissed(server, tmp_path):
+    """Dismissed (Escape), the prompt leaves the collection locked: login stops before any sign-in starts, and says
+    what to do."""
+    with virtual_display() as display, secret_service_session(tmp_path / "secret-service", display) as service:
+        service.lock()
+        run = TerminalLogin(server, tmp_path / "home")
+        answer_prompt(display, ["key", "Escape"])
+        status = run.finish()
+        shown = run.shown.decode(errors="replace")
+        assert status != 0 and "stayed locked (the service's unlock prompt was dismissed" in shown, shown
+        assert "Code:" not in shown, "a sign-in started on a store that cannot keep its tokens"
+        assert "attribute.profile" not in service.search()

@@ -46,7 +46,7 @@ enum { DL_CRYPTO_RSA_MIN_BITS = 2048, DL_CRYPTO_RSA_MAX_BITS = 8192 };
 /// The longest signature any algorithm makes: an RSA signature as long as the largest modulus.
 enum { DL_CRYPTO_MAX_SIGNATURE = DL_CRYPTO_RSA_MAX_BITS / 8 };
 
-/// Loads libcrypto from `name` (dlopen with RTLD_NOW | RTLD_LOCAL, then dlsym of every function the wrappers call).
+/// Loads libcrypto from `name` (dlopen with RTLD_LAZY | RTLD_LOCAL, then dlsym of every function the wrappers call).
 ///
 /// Thread-safe. The first library that loads stays in use for the life of the process; a later successful call
 /// changes nothing. A failed call changes nothing. Returns 1 on success; 0 on failure, with the dynamic loader's

@@ -16,7 +16,7 @@
 #include <curl/curl.h>
 #include <stddef.h>
 
-/// Loads libcurl from `name` (dlopen with RTLD_NOW | RTLD_LOCAL, then dlsym of every function below).
+/// Loads libcurl from `name` (dlopen with RTLD_LAZY | RTLD_LOCAL, then dlsym of every function below).
 ///
 /// Thread-safe. The first library that loads becomes the one every dl_curl_ function calls, for the life of the
 /// process; a later successful call leaves it in place (and drops its own reference). A failed call changes nothing.

@@ -150,6 +150,22 @@ public struct FileTokenStore: TokenStore {
         return try await BlockingIO.run { [self] in try readRecord(at: path, profile: name) }
     }
 
+    /// The profile's settings and bindings as its file keeps them, without reading the store its tokens rest in: a
+    /// profile in the kernel keyring or the Secret Service comes back with no tokens, a file profile with its own. For
+    /// showing a profile whose tokens cannot be read now (a locked Secret Service collection): `status` still says
+    /// what the profile is and where its tokens rest.
+    /// - Returns: The record, or nil when there is none.
+    /// - Throws: The errors of ``load(profile:)`` that concern the file.
+    package func loadSettings(profile name: String) async throws -> ProfileRecord? {
+        let path = try filePath(profile: name)
+        return try await BlockingIO.run { [self] () throws -> ProfileRecord? in
+            guard let bytes = try readRecordBytes(at: path, profile: name) else { return nil }
+            var record = try Self.decode(bytes, path: path, profile: name)
+            if record.profile.tokenStore != .file { record.tokens = nil }
+            return record
+        }
+    }
+
     /// What the fast lane needs of a profile's record, read on the calling thread: the same checks, the same one
     /// read and the same reader as ``load(profile:)`` (``ProfileRecord/init(stored:)``), without `JSONDecoder` or
     /// `Codable`. For a process that has started no concurrency yet — the CLI's fast lane, which answers

@@ -226,6 +226,13 @@ enum LoginCommand {
         // Only a request for the keyring asks the kernel: `auto` never creates the user's persistent keyring.
         let offer = await TokenStoreOffer.probe(request, store: store, context: context)
         switch TokenStoreChoice.choose(request, offer: offer.offer) {
+        case .use(.secretService, _) where !offer.offer.secretServiceUnlocked && offer.askedToUnlock:
+            throw DeviceLoginError(
+                .storage,
+                "cannot keep the tokens in the Secret Service: its default collection stayed locked (the service's "
+                    + "unlock prompt was dismissed, or could not be shown)",
+                hint: "run login again and give the collection's password when the service asks (its prompt needs "
+                    + "the desktop session's display), or choose another store: --store keyring")
         case .use(.secretService, _) where !offer.offer.secretServiceUnlocked:
             throw DeviceLoginError(
                 .storage, "cannot keep the tokens in the Secret Service: its default collection is locked",

@@ -38,12 +38,13 @@ enum StatusCommand {
         let store = try context.tokenStore()
         let path = try store.filePath(profile: name)
         context.trace("store", path)
-        let record = try await store.load(profile: name)
+        let (record, unreadable) = try await load(profile: name, store: store)
         let others = try await store.profileNames().filter { $0 != name }
         let verification = try await verify(record, store: store, options: options, context: context)
         var report = Report(
             name: name, path: path, record: record, now: context.now(), others: others, verification: verification
         )
+        report.tokensUnreadable = unreadable
         if let profile = record?.profile, profile.usesDPoP {
             report.dpopKeyPath = try store.dpopKeyPlace(profile: name, in: profile.tokenStore)
         }
@@ -66,10 +67,11 @@ enum StatusCommand {
         for name in names {
             let path = try store.filePath(profile: name)
             do {
-                let record = try await store.load(profile: name)
+                let (record, unreadable) = try await load(profile: name, store: store)
                 var report = Report(
                     name: name, path: path, record: record, now: now, others: [],
                     verification: record?.tokens?.idTokenVerification)
+                report.tokensUnreadable = unreadable
                 if let profile = record?.profile, profile.usesDPoP {
                     report.dpopKeyPath = try? store.dpopKeyPlace(profile: name, in: profile.tokenStore)
                 }
@@ -83,6 +85,19 @@ enum StatusCommand {
             }
         }
         return entries
+    }
+
+    /// The profile's record, or — when its tokens rest in a store that cannot be read now without asking anyone (a
+    /// locked Secret Service collection: "not signed in", ``DeviceLoginError/Code/noSession``) — its settings without
+    /// tokens and why, so that status still shows the profile and where its tokens rest.
+    static func load(
+        profile name: String, store: FileTokenStore
+    ) async throws -> (ProfileRecord?, DeviceLoginError?) {
+        do {
+            return (try await store.load(profile: name), nil)
+        } catch let error as DeviceLoginError where error.code == .noSession {
+            return (try await store.loadSettings(profile: name), error)
+        }
     }
 
     /// The pending sign-in of profile `name`, or why its file cannot be read: a corrupt file, an unsafe one, or one
@@ -155,6 +170,8 @@ enum StatusCommand {
         var pending: PendingAuthorization? = nil
         /// Why the profile's pending sign-in file cannot be read, if it cannot.
         var pendingProblem: DeviceLoginError? = nil
+        /// Why the profile's tokens cannot be read now (a locked Secret Service collection), if they cannot.
+        var tokensUnreadable: DeviceLoginError? = nil
 
         var signedIn: Bool { record?.tokens != nil }
 
@@ -225,6 +242,10 @@ enum StatusCommand {
                         "  resource:       " + TerminalText.clean(resource) + ", "
                             + expiryText(tokens.resourceTokens[resource]?.expiresAt))
                 }
+            } else if let tokensUnreadable {
+                let message = TerminalText.clean(tokensUnreadable.message)
+                lines.append(message.prefix(1).uppercased() + message.dropFirst() + ".")
+                if let hint = tokensUnreadable.hint { lines.append("  hint: " + TerminalText.clean(hint)) }
             } else {
                 lines.append(
                     profile.tokenStore == .keyring
@@ -325,6 +346,7 @@ enum StatusCommand {
                 "name": .string(name), "signed_in": .bool(signedIn), "store": .string(path),
                 "pending_sign_in": pendingJSON,
             ]
+            if let tokensUnreadable { object["problem"] = .string(TerminalText.clean(tokensUnreadable.message)) }
             if let pendingProblem {
                 object["pending_sign_in_problem"] = .string(TerminalText.clean(pendingProblem.message))
             }

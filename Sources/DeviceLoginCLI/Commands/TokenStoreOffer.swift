@@ -8,13 +8,16 @@ struct TokenStoreOffer {
     var offer: TokenStoreChoice.Offer
     /// Why no Secret Service can be used, when none can: for the person, without any secret.
     var secretServiceReason: String?
+    /// Whether the service was let prompt to unlock its collection (and so, when it is still locked, the person
+    /// dismissed the prompt or could not answer it).
+    var askedToUnlock = false
 
     /// Probes for `request`. An explicit `secret-service` request with a person at the terminal
     /// (``Interactivity/personCanAnswer(_:)``) lets the service prompt to unlock a locked collection.
     static func probe(_ request: TokenStoreRequest, store: FileTokenStore, context: CLIContext) async -> Self {
         var availability = SecretServiceTokenStore.Availability.absent(reason: "not asked")
+        let unlock = request == .exactly(.secretService) && Interactivity.personCanAnswer(context)
         if request == .auto || request == .exactly(.secretService) {
-            let unlock = request == .exactly(.secretService) && Interactivity.personCanAnswer(context)
             availability = await SecretServiceTokenStore.availability(unlock: unlock, environment: context.environment)
         }
         var reason: String?
@@ -23,6 +26,7 @@ struct TokenStoreOffer {
             offer: TokenStoreChoice.Offer(
                 secretServiceUnlocked: availability == .unlocked, secretServiceAnswers: reason == nil,
                 keyringUsable: request == .exactly(.keyring) && store.keyringStore.isUsable()),
-            secretServiceReason: request == .exactly(.keyring) || request == .exactly(.file) ? nil : reason)
+            secretServiceReason: request == .exactly(.keyring) || request == .exactly(.file) ? nil : reason,
+            askedToUnlock: unlock)
     }
 }
