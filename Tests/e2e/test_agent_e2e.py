@@ -133,6 +133,46 @@ def test_remote_helpers_get_tokens_through_the_agent_and_write_nothing(server, h
     assert not agent.socket_path.exists()
 
 
+def home_contents(home):
+    return {path.name: path.read_bytes() for path in sorted(home.iterdir())}
+
+
+def test_the_full_path_answers_through_the_agent_too(server, hosts, tmp_path):
+    """Stdout closed (the fast lane is skipped) or --verbose: the agent's token, never the local home's, which
+    holds another sign-in whose expired token the local path would refresh (and write)."""
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    sign_in(server, remote)
+    expire_stored_token(remote)
+    before = home_contents(remote)
+    agent = start()
+    agent_token = json.loads((laptop / "default.json").read_text())["tokens"]["access_token"]
+    local_token = json.loads(before["default.json"])["tokens"]["access_token"]
+    assert agent_token != local_token
+
+    out = tmp_path / "child-token"
+    child = f"import os; open({str(out)!r}, 'w').write(os.environ['DEVICE_LOGIN_ACCESS_TOKEN'])"
+    closed = subprocess.run(
+        ["/bin/sh", "-c", 'exec "$0" "$@" >&-', str(binary_path()), "exec", "--", sys.executable, "-c", child],
+        capture_output=True, timeout=30,
+        env=cli_environment(remote, DEVICE_LOGIN_AGENT_SOCK=str(agent.socket_path)))
+    assert closed.returncode == 0, closed.stderr
+    assert out.read_text() == agent_token
+
+    unwritten = subprocess.run(["/bin/sh", "-c", 'exec "$0" "$@" >&-', str(binary_path()), "token"],
+                               capture_output=True, timeout=30,
+                               env=cli_environment(remote, DEVICE_LOGIN_AGENT_SOCK=str(agent.socket_path)))
+    assert unwritten.returncode == 74, unwritten.stderr
+
+    verbose = remote_run(remote, agent.socket_path, "token", "--verbose")
+    assert verbose.returncode == 0, verbose.stderr
+    assert verbose.stdout.decode() == agent_token + "\n"
+    assert b"device-login: agent: asking " in verbose.stderr and agent_token.encode() not in verbose.stderr
+
+    assert home_contents(remote) == before, "the local home must not be read for a token, nor written"
+    assert "refresh -> 200" not in server.log()
+
+
 def test_a_missing_profile_at_the_agent_names_the_login_command(server, hosts):
     laptop, remote, start = hosts
     sign_in(server, laptop)

@@ -36,9 +36,7 @@ enum DockerCredentialCommand {
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        guard let operation = options.positionals.first else {
-            throw UsageError("give the operation: get, store, erase or list", command: name)
-        }
+        let operation = try operation(options)
         do {
             switch operation {
             case "get": return try await get(options, context)
@@ -51,6 +49,18 @@ enum DockerCredentialCommand {
             context.report("\(name) \(operation): " + error.message)
             return .usage
         }
+    }
+
+    /// The operation Docker gave.
+    /// - Throws: ``UsageError`` when there is none, or it is not one of get, store, erase and list.
+    static func operation(_ options: ParsedOptions) throws -> String {
+        guard let operation = options.positionals.first else {
+            throw UsageError("give the operation: get, store, erase or list", command: name)
+        }
+        guard ["get", "store", "erase", "list"].contains(operation) else {
+            throw UsageError("unknown operation '\(operation)': give get, store, erase or list", command: name)
+        }
+        return operation
     }
 
     /// Reads the server URL of `get` or `erase`.

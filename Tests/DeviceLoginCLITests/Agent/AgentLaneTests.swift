@@ -1,0 +1,127 @@
+import DeviceLogin
+import Foundation
+import Testing
+
+@testable import DeviceLoginCLI
+
+/// A scripted agent in process: a real listener on a socket in a private folder, answering each request with
+/// `answer` (the requests it got are kept).
+final class ScriptedAgent: Sendable {
+    let socket: String
+    private let folder: String
+    private let place: AgentPlace
+    private let listening: Int32
+    private let listener: AgentListener
+    private let asked = Locked<[AgentRequest]>([])
+
+    init(_ answer: @escaping @Sendable (AgentRequest) -> AgentReply) throws {
+        var template = Array((NSTemporaryDirectory() + "/agent-lane.XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        try #require(made != nil)
+        folder = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        place = try AgentPlace.make(folder + "/agent.sock", environment: [:])
+        socket = place.socket
+        listening = try place.listen()
+        listener = try AgentListener(listening: listening, owner: getuid(), requestSeconds: 300)
+        try listener.start()
+        let listener = listener
+        let asked = asked
+        Task {
+            for await job in listener.requests {
+                asked.withLock { $0.append(job.request) }
+                listener.reply(answer(job.request), to: job)
+            }
+        }
+    }
+
+    /// The requests answered so far.
+    var requests: [AgentRequest] { asked.withLock { $0 } }
+
+    func stop() {
+        listener.stop()
+        close(listening)
+        place.remove()
+        rmdir(folder)
+    }
+}
+
+/// The agent's lane on the full path: with `DEVICE_LOGIN_AGENT_SOCK` set, a helper run by
+/// ``CLI/run(_:context:commands:)`` (what runs when the fast lane was skipped: stdout closed, hardening failed) asks
+/// the agent and never the local store.
+@Suite("Agent lane: one decision for both paths")
+struct AgentLaneTests {
+    static let agentToken = AgentReply.Token(
+        profile: "default", accessToken: "agent-token", tokenType: "Bearer", expiresAt: 4_102_444_800, username: nil)
+
+    /// A home holding a valid local token, which no helper may give while an agent is named.
+    static func localHome() async throws -> ProfileFixture {
+        let fixture = try ProfileFixture()
+        try await fixture.save(
+            TokenSet(accessToken: "local-token", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date()))
+        return fixture
+    }
+
+    /// Runs `arguments` in process over a home with a local token, with `agent` named; the fixture is removed.
+    static func run(_ arguments: [String], agent: ScriptedAgent, input: String = "") async throws
+        -> (code: ExitCode, stdout: String, stderr: String)
+    {
+        let fixture = try await localHome()
+        defer { fixture.remove() }
+        var environment = fixture.environment
+        environment[AgentSocket.variable] = agent.socket
+        return await CLIHarness.run(arguments, environment: environment, stdin: .bytes(Array(input.utf8)))
+    }
+
+    @Test("the socket is the variable's value; unset or empty names none")
+    func socketDecision() {
+        #expect(AgentLane.socket { $0 == AgentSocket.variable ? "/run/a.sock" : nil } == "/run/a.sock")
+        #expect(AgentLane.socket { $0 == AgentSocket.variable ? "" : nil } == nil)
+        #expect(AgentLane.socket { _ in nil } == nil)
+        #expect(AgentLane.helper("token")?.name == "token" && AgentLane.helper("exec")?.name == "exec")
+        #expect(AgentLane.helper("login") == nil && AgentLane.helper("agent") == nil)
+    }
+
+    @Test(
+        "the full path with an unreachable agent: exit 77 for every helper, never the local token",
+        arguments: [
+            (["token"], ""), (["curl-config"], ""), (["kubectl-credential"], ""),
+            (["git-credential", "get"], "protocol=https\nhost=git.example.test\n\n"),
+            (["docker-credential", "get"], "https://registry.example.test"),
+            (["exec", "--", "/bin/true"], ""),
+        ])
+    func unreachableAgent(arguments: [String], input: String) async throws {
+        let fixture = try await Self.localHome()
+        defer { fixture.remove() }
+        var environment = fixture.environment
+        environment[AgentSocket.variable] = NSTemporaryDirectory() + "/no-agent-\(UUID().uuidString).sock"
+        let run = await CLIHarness.run(arguments, environment: environment, stdin: .bytes(Array(input.utf8)))
+        #expect(run.code == .notSignedIn, "\(arguments): \(run.stderr)")
+        #expect(run.stdout == (arguments[0] == "git-credential" ? "quit=1\n" : ""))
+        #expect(!run.stdout.contains("local-token"))
+        #expect(run.stderr.contains("cannot reach the agent"))
+    }
+
+    @Test("the full path answers with the agent's token, and traces the exchange with --verbose")
+    func agentAnswersOnTheFullPath() async throws {
+        let agent = try ScriptedAgent { _ in .token(Self.agentToken) }
+        defer { agent.stop() }
+        let token = try await Self.run(["token", "--min-ttl", "120", "--verbose"], agent: agent)
+        #expect(token.code == .success && token.stdout == "agent-token\n", "\(token.stderr)")
+        #expect(token.stderr.contains("device-login: agent: asking "))
+        #expect(!token.stderr.contains("agent-token"))
+        let curl = try await Self.run(["curl-config"], agent: agent)
+        #expect(curl.stdout == "header = \"Authorization: Bearer agent-token\"\n")
+        #expect(agent.requests.map(\.minimumLifetime) == [120, 60])
+    }
+
+    @Test(
+        "words the helper refuses are its usage errors on the full path, and ask no agent",
+        arguments: [["token", "--min-ttl", "soon"], ["exec"], ["git-credential"], ["docker-credential", "copy"]])
+    func usageErrors(arguments: [String]) async throws {
+        let agent = try ScriptedAgent { _ in .token(Self.agentToken) }
+        defer { agent.stop() }
+        let run = try await Self.run(arguments, agent: agent)
+        #expect(run.code == .usage, "\(arguments): \(run.stderr)")
+        #expect(run.stdout.isEmpty && agent.requests.isEmpty)
+    }
+}
