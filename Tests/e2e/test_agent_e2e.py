@@ -11,7 +11,8 @@ Authlib server and served by an agent over its socket, the "remote" one empty.
 - `--confirm`: a confirm command's exit 0 gives the token, another refuses it (exit 77 at the helper); with no
   terminal and no command, nobody can answer and every request is refused.
 - Without `--foreground` the agent goes on in the background, as ssh-agent: its two lines printed, the command
-  ended, the agent (at the PID it printed) serving.
+  ended, the agent (at the PID it printed) serving, at the address `-a` gave (no variable names it).
+- Stdout closed or `--verbose`: the full path asks the agent too, and the local home (another sign-in) is untouched.
 - `device-login ssh` through a real sshd on loopback (sshd_support.py): the session's helper gets a token from the
   laptop's agent over the forwarded socket (0600), and the remote home stays empty.
 """
@@ -353,8 +354,12 @@ def test_without_foreground_the_agent_goes_on_in_the_background(server, tmp_path
     remote = make_home(tmp_path / "remote")
     sign_in(server, laptop)
     socket_path = tmp_path / "run" / "agent.sock"
-    started = subprocess.run([str(binary_path()), "agent", "--socket", str(socket_path)], capture_output=True,
-                             timeout=30, env=cli_environment(laptop), text=True)
+    # -a, as ssh-agent's: the bind address comes from the command line only, never from the helpers' variable
+    # (set here as in a session that already uses an agent) nor from an automatic DEVICE_LOGIN_SOCKET.
+    started = subprocess.run([str(binary_path()), "agent", "-a", str(socket_path)], capture_output=True,
+                             timeout=30, text=True,
+                             env=cli_environment(laptop, DEVICE_LOGIN_AGENT_SOCK=str(tmp_path / "other.sock"),
+                                                 DEVICE_LOGIN_SOCKET=str(tmp_path / "another.sock")))
     assert started.returncode == 0, started.stderr
     lines = started.stdout.splitlines()
     assert lines[0] == f"DEVICE_LOGIN_AGENT_SOCK={socket_path}; export DEVICE_LOGIN_AGENT_SOCK;"

@@ -16,8 +16,11 @@ enum AgentCommand {
         options: [
             .value(
                 "socket", "PATH",
-                "Listen here (its folder must be yours and closed to others; made 0700 when missing). Default: a new"
-                    + " private folder under $XDG_RUNTIME_DIR, else under /tmp."),
+                "Listen here, as ssh-agent's -a (its folder must be yours and closed to others; made 0700 when"
+                    + " missing). Default: a new private folder under $XDG_RUNTIME_DIR, else under /tmp. Read from the"
+                    + " command line only: $\(AgentSocket.variable) is where the helpers find an agent, never where"
+                    + " one listens."
+            ).short("a").commandLineOnly(),
             .flag(
                 "foreground",
                 "Serve in this process until SIGINT or SIGTERM (systemd, tests); without it the agent goes on in the"
