@@ -13,10 +13,14 @@ Authlib server and served by an agent over its socket, the "remote" one empty.
 - Without `--foreground` the agent goes on in the background, as ssh-agent: its two lines printed, the command
   ended, the agent (at the PID it printed) serving, at the address `-a` gave (no variable names it).
 - Stdout closed or `--verbose`: the full path asks the agent too, and the local home (another sign-in) is untouched.
+- DPoP profiles (the binary's demo server, which checks proofs at its resource): the agent makes each proof, for
+  curl-config --url, exec --dpop-url and dpop-proof (with the resource server's nonce); the key never leaves it.
 - `device-login ssh` through a real sshd on loopback (sshd_support.py): the session's helper gets a token from the
   laptop's agent over the forwarded socket (0600), and the remote home stays empty.
 """
 
+import base64
+import hashlib
 import json
 import os
 import signal
@@ -32,6 +36,7 @@ import pytest
 from sshd_support import SSHServer
 from integration_support import cli_environment, make_home, run_cli, sign_in, token_is_accepted
 from test_device_login_e2e import binary_path
+from test_secret_service_e2e import dpop_demo  # noqa: F401  (a fixture: the demo server speaking DPoP)
 
 GIT_URL = "https://git.example.test/team"
 STARTUP_TIMEOUT = 20
@@ -373,3 +378,44 @@ def test_without_foreground_the_agent_goes_on_in_the_background(server, tmp_path
     while socket_path.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not socket_path.exists()
+
+
+def claims(jwt):
+    payload = jwt.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def test_dpop_profiles_get_proofs_the_agent_makes(dpop_demo, hosts):
+    laptop, remote, start = hosts
+    login = run_cli(laptop, "login", "--dpop", "--issuer", dpop_demo, "--client-id", "test-client", "--qr",
+                    "never")
+    assert login.returncode == 0, login.stderr
+    agent = start()
+    resource = dpop_demo + "/resource"
+
+    config = remote_run(remote, agent.socket_path, "curl-config", "--url", resource)
+    assert config.returncode == 0, config.stderr
+    assert config.stdout.startswith(b'header = "Authorization: DPoP ')
+    fetched = subprocess.run(["curl", "-sS", "-K", "-", resource], input=config.stdout, capture_output=True,
+                             timeout=10)
+    assert b'"jkt"' in fetched.stdout, fetched.stdout + fetched.stderr
+
+    script = 'exec curl -sS -H "Authorization: DPoP $DEVICE_LOGIN_ACCESS_TOKEN" -H "DPoP: $DEVICE_LOGIN_DPOP_PROOF" "$0"'
+    exec_run = remote_run(remote, agent.socket_path, "exec", "--dpop-url", resource, "--", "sh", "-c", script,
+                          resource)
+    assert exec_run.returncode == 0 and b'"jkt"' in exec_run.stdout, exec_run.stdout + exec_run.stderr
+
+    proof = remote_run(remote, agent.socket_path, "dpop-proof", "--method", "post", "--url", resource + "?q=1",
+                       "--nonce", "n-123")
+    assert proof.returncode == 0, proof.stderr
+    token = remote_run(remote, agent.socket_path, "token").stdout.decode().strip()
+    made = claims(proof.stdout.decode().strip())
+    assert (made["htm"], made["htu"], made["nonce"]) == ("POST", resource, "n-123")
+    ath = base64.urlsafe_b64encode(hashlib.sha256(token.encode()).digest()).rstrip(b"=").decode()
+    assert made["ath"] == ath and abs(made["iat"] - time.time()) < 60 and len(made["jti"]) >= 16
+
+    # Without --url, curl-config cannot prove a DPoP token (usage, as without an agent); nothing of the key left.
+    assert remote_run(remote, agent.socket_path, "curl-config").returncode == 64
+    private = json.loads((laptop / "default.dpop.jwk").read_text())["d"].encode()
+    assert all(private not in out for out in (config.stdout, exec_run.stdout, proof.stdout))
+    assert list(remote.iterdir()) == []

@@ -28,6 +28,7 @@ enum AgentLane {
         case GitCredentialCommand.name: return GitCredentialCommand.spec
         case DockerCredentialCommand.name: return DockerCredentialCommand.spec
         case ExecCommand.spec.name: return ExecCommand.spec
+        case DPoPProofCommand.spec.name: return DPoPProofCommand.spec
         default: return nil
         }
     }
@@ -123,11 +124,12 @@ enum AgentLane {
         func outcome(of name: String, _ options: ParsedOptions) throws -> Outcome {
             switch name {
             case TokenCommand.spec.name: return .answer(try token(options))
-            case CurlConfigCommand.spec.name: return .answer(curlConfig(options))
+            case CurlConfigCommand.spec.name: return .answer(try curlConfig(options))
             case KubectlCredentialCommand.name: return .answer(kubectl(options))
             case GitCredentialCommand.name: return .answer(try git(options))
             case DockerCredentialCommand.name: return .answer(try docker(options))
             case ExecCommand.spec.name: return try exec(options)
+            case DPoPProofCommand.spec.name: return .answer(try dpopProof(options))
             default: throw UsageError("\(name) is not served through the agent", command: name)
             }
         }
@@ -143,8 +145,19 @@ enum AgentLane {
             return nil
         }
 
-        /// Asks the agent; a failure is its answer already written to stderr.
+        /// Asks the agent for a token; a failure is its answer already written to stderr.
         func ask(_ request: AgentRequest) -> Result<AgentReply.Token?, Refused> {
+            exchange(request).flatMap { reply in
+                switch reply {
+                case .none: return .success(nil)
+                case .token(let token): return .success(token)
+                default: return .failure(Refused(fail("the agent answered something else", code: .protocolError)))
+                }
+            }
+        }
+
+        /// Sends `request` and reads the agent's reply; a failure is its answer already written to stderr.
+        func exchange(_ request: AgentRequest) -> Result<AgentReply, Refused> {
             trace("asking \(socket): " + Self.describe(request))
             let reply = AgentClient.ask(request, socket: socket)
             if case .success(let answer) = reply { trace("answered: " + Self.describe(answer)) }
@@ -156,8 +169,6 @@ enum AgentLane {
                             "\(AgentSocket.variable)=\(socket): \(failure.message); start one with: device-login agent,"
                                 + " or unset \(AgentSocket.variable)",
                             code: .notSignedIn)))
-            case .success(.none): return .success(nil)
-            case .success(.token(let token)): return .success(token)
             case .success(.failure(let failure)):
                 var line = "the agent: " + failure.message
                 let code: ExitCode
@@ -173,6 +184,7 @@ enum AgentLane {
                 default: code = .failure
                 }
                 return .failure(Refused(fail(line, code: code)))
+            case .success(let answer): return .success(answer)
             }
         }
 
@@ -187,9 +199,13 @@ enum AgentLane {
             return FastLane.Answer(code: code)
         }
 
-        /// The token of `profile` for a helper that names no URL: a missing answer is a refusal.
-        func token(profile: String?, lifetime: Int) -> Result<AgentReply.Token, Refused> {
-            ask(AgentRequest(profile: profile, url: nil, minimumLifetime: lifetime)).flatMap { token in
+        /// The token of `profile` for a helper that names no URL (with a proof when `operation` asks for one): a
+        /// missing answer is a refusal.
+        func token(profile: String?, lifetime: Int, operation: AgentRequest.Operation = .token)
+            -> Result<AgentReply.Token, Refused>
+        {
+            ask(AgentRequest(profile: profile, url: nil, minimumLifetime: lifetime, operation: operation)).flatMap {
+                token in
                 guard let token else {
                     return .failure(Refused(fail("the agent answered no token", code: .protocolError)))
                 }
@@ -210,19 +226,48 @@ enum AgentLane {
             }
         }
 
-        func curlConfig(_ options: ParsedOptions) -> FastLane.Answer {
-            // --url and --method only matter to a DPoP profile, which the agent does not serve.
+        func curlConfig(_ options: ParsedOptions) throws -> FastLane.Answer {
             if let refused = refusal(options, spec: CurlConfigCommand.spec, allowing: ["profile", "url", "method"]) {
                 return refused
             }
-            switch token(profile: options.value("profile"), lifetime: Self.helperLifetime) {
+            let target = try RequestTarget.read(options, command: CurlConfigCommand.spec.name)
+            // With --url, the agent makes the proof a DPoP profile needs (and a Bearer profile ignores it).
+            let operation = target.map { AgentRequest.Operation.proof(method: $0.method, url: $0.url, nonce: nil) }
+            switch token(
+                profile: options.value("profile"), lifetime: Self.helperLifetime, operation: operation ?? .token)
+            {
             case .failure(let refused): return refused.answer
             case .success(let token):
-                guard let config = try? CurlConfig.authorization(bearer: token.accessToken) else {
+                if token.tokenType.lowercased() == "dpop", token.proof == nil {
+                    throw CurlConfigCommand.targetNeeded(profile: token.profile)
+                }
+                let config =
+                    token.proof.map {
+                        try? CurlConfig.authorization(
+                            RequestAuthorization(accessToken: token.accessToken, scheme: "DPoP", proof: $0))
+                    } ?? (try? CurlConfig.authorization(bearer: token.accessToken))
+                guard let config else {
                     return fail("the agent's token cannot go in a curl config", code: .protocolError)
                 }
                 return FastLane.Answer(text: config)
             }
+        }
+
+        func dpopProof(_ options: ParsedOptions) throws -> FastLane.Answer {
+            let (target, nonce) = try DPoPProofCommand.request(options)
+            let operation = AgentRequest.Operation.proof(method: target.method, url: target.url, nonce: nonce)
+            switch token(profile: options.value("profile"), lifetime: Self.helperLifetime, operation: operation) {
+            case .failure(let refused): return refused.answer
+            case .success(let token):
+                guard let proof = token.proof else { return notDPoP(token.profile, for: "a DPoP proof") }
+                return FastLane.Answer(text: proof + "\n")
+            }
+        }
+
+        /// The refusal of a proof for a profile that does not use DPoP, as ``HelperSession/requireDPoP(for:)``'s.
+        func notDPoP(_ profile: String, for what: String) -> FastLane.Answer {
+            let error = HelperSession.notDPoP(profile: profile, for: what)
+            return fail(error.message, code: ExitCode(error))
         }
 
         func kubectl(_ options: ParsedOptions) -> FastLane.Answer {
@@ -306,17 +351,25 @@ enum AgentLane {
         func exec(_ options: ParsedOptions) throws -> Outcome {
             let name = try ExecCommand.variableName(options.value("env"))
             let command = try ExecCommand.commandWords(options)
-            if let refused = refusal(options, spec: ExecCommand.spec, allowing: ["profile", "env"]) {
-                return .answer(refused)
-            }
-            switch token(profile: options.value("profile"), lifetime: Self.helperLifetime) {
+            let target = try ExecCommand.proofTarget(options, variable: name)
+            let allowed = ["profile", "env", "dpop-url", "dpop-method"]
+            if let refused = refusal(options, spec: ExecCommand.spec, allowing: allowed) { return .answer(refused) }
+            let operation = target.map { AgentRequest.Operation.proof(method: $0.method, url: $0.url, nonce: nil) }
+            switch token(
+                profile: options.value("profile"), lifetime: Self.helperLifetime, operation: operation ?? .token)
+            {
             case .failure(let refused): return .answer(refused.answer)
             case .success(let token):
                 guard (try? BearerToken.check(token.accessToken, for: "an environment variable")) != nil else {
                     return .answer(fail("the agent's token cannot go in an environment variable", code: .protocolError))
                 }
+                var variables = [name: token.accessToken]
+                if target != nil {
+                    guard let proof = token.proof else { return .answer(notDPoP(token.profile, for: "--dpop-url")) }
+                    variables[ExecCommand.proofVariable] = proof
+                }
                 trace("running \(command[0]) with the access token in \(name)")
-                return .run(command, variables: [name: token.accessToken])
+                return .run(command, variables: variables)
             }
         }
 
@@ -325,7 +378,12 @@ enum AgentLane {
             var words = ["profile " + (request.profile.map { "'\($0)'" } ?? "(any)")]
             if let url = request.url { words.append("for \(url)") }
             words.append("min_ttl \(request.minimumLifetime) s")
-            return words.joined(separator: ", ")
+            if case .proof(let method, let url, let nonce) = request.operation {
+                words.append(
+                    "a DPoP proof for \(method) \(DPoPProof.targetURI(of: url) ?? "")"
+                        + (nonce == nil ? "" : " with a nonce"))
+            }
+            return request.operation.name + ": " + words.joined(separator: ", ")
         }
 
         /// A reply, for the trace: its kind and profile, never the token.
@@ -334,7 +392,10 @@ enum AgentLane {
             case .token(let token):
                 return "a \(token.tokenType) token of profile '\(token.profile)'"
                     + (token.expiresAt.map { ", expiring at \($0) (Unix seconds)" } ?? "")
+                    + (token.proof == nil ? "" : ", with a DPoP proof")
             case .none: return "no profile serves the URL"
+            case .erased(let erased): return erased ? "the refused token is marked expired" : "not the token held"
+            case .profiles(let profiles): return "\(profiles.count) profile\(profiles.count == 1 ? "" : "s")"
             case .failure(let failure): return "refused: \(failure.error)"
             }
         }

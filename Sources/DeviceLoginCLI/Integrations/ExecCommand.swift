@@ -62,10 +62,7 @@ enum ExecCommand {
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         let name = try variableName(options.value("env"))
         let command = try commandWords(options)
-        let target = try RequestTarget.read(options, url: "dpop-url", method: "dpop-method", command: "exec")
-        if target != nil, name == proofVariable {
-            throw UsageError("--env cannot be \(proofVariable), which holds the DPoP proof", command: "exec")
-        }
+        let target = try proofTarget(options, variable: name)
         let session = try await HelperSession.open(options, command: "exec", context: context)
         // No secret of device-login's, and only a token and a proof made for this run.
         var environment = ChildEnvironment.forChild(context.environment)
@@ -82,6 +79,16 @@ enum ExecCommand {
         }
         context.trace("exec", "running \(command[0]) with the access token in \(name)")
         return try await launch(command, environment: environment, context: context)
+    }
+
+    /// The request `--dpop-url` and `--dpop-method` name, for the proof; nil without them.
+    /// - Throws: ``UsageError`` for a target ``RequestTarget`` refuses, or `--env` naming the proof's variable.
+    static func proofTarget(_ options: ParsedOptions, variable name: String) throws -> RequestTarget? {
+        let target = try RequestTarget.read(options, url: "dpop-url", method: "dpop-method", command: "exec")
+        if target != nil, name == proofVariable {
+            throw UsageError("--env cannot be \(proofVariable), which holds the DPoP proof", command: "exec")
+        }
+        return target
     }
 
     /// Runs `command` with `environment` on the full path (``ChildLauncher/run(_:environment:)``), and gives its

@@ -124,4 +124,50 @@ struct AgentLaneTests {
         #expect(run.code == .usage, "\(arguments): \(run.stderr)")
         #expect(run.stdout.isEmpty && agent.requests.isEmpty)
     }
+
+    @Test("DPoP: the helpers ask the agent for a proof of their request, and refuse a token that has none")
+    func proofsFromTheAgent() async throws {
+        let agent = try ScriptedAgent { request in
+            guard case .proof(let method, _, _) = request.operation else {
+                return .token(
+                    AgentReply.Token(
+                        profile: "api", accessToken: "dpop-token", tokenType: "DPoP", expiresAt: nil, username: nil))
+            }
+            return .token(
+                AgentReply.Token(
+                    profile: "api", accessToken: "dpop-token", tokenType: "DPoP", expiresAt: nil, username: nil,
+                    proof: "proof-for-\(method)"))
+        }
+        defer { agent.stop() }
+        let url = "https://api.example.test/v1/items"
+        let curl = try await Self.run(["curl-config", "--url", url, "--method", "post"], agent: agent)
+        #expect(
+            curl.stdout
+                == "header = \"Authorization: DPoP dpop-token\"\nheader = \"DPoP: proof-for-POST\"\n", "\(curl.stderr)")
+        let proof = try await Self.run(["dpop-proof", "--url", url, "--nonce", "n-1"], agent: agent)
+        #expect(proof.code == .success && proof.stdout == "proof-for-GET\n")
+        let exec = try await Self.run(
+            ["exec", "--dpop-url", url, "--", "/bin/sh", "-c", #"test "$DEVICE_LOGIN_DPOP_PROOF" = proof-for-GET"#],
+            agent: agent)
+        #expect(exec.code == .success, "\(exec.stderr)")
+        // A DPoP token without --url: the proof's request is needed, as without an agent.
+        #expect(try await Self.run(["curl-config"], agent: agent).code == .usage)
+        let target = try #require(URL(string: url))
+        #expect(
+            agent.requests.map(\.operation) == [
+                .proof(method: "POST", url: target, nonce: nil), .proof(method: "GET", url: target, nonce: "n-1"),
+                .proof(method: "GET", url: target, nonce: nil), .token,
+            ])
+    }
+
+    @Test("a proof asked of a Bearer profile is refused (78), as without an agent")
+    func bearerProfileHasNoProof() async throws {
+        let agent = try ScriptedAgent { _ in .token(Self.agentToken) }
+        defer { agent.stop() }
+        let run = try await Self.run(["dpop-proof", "--url", "https://api.example.test/"], agent: agent)
+        #expect(run.code == .configuration && run.stdout.isEmpty)
+        #expect(run.stderr.contains("does not use DPoP"))
+        let curl = try await Self.run(["curl-config", "--url", "https://api.example.test/"], agent: agent)
+        #expect(curl.stdout == "header = \"Authorization: Bearer agent-token\"\n")
+    }
 }
