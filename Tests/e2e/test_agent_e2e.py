@@ -15,6 +15,9 @@ Authlib server and served by an agent over its socket, the "remote" one empty.
 - Stdout closed or `--verbose`: the full path asks the agent too, and the local home (another sign-in) is untouched.
 - DPoP profiles (the binary's demo server, which checks proofs at its resource): the agent makes each proof, for
   curl-config --url, exec --dpop-url and dpop-proof (with the resource server's nonce); the key never leaves it.
+- git's `erase` through the agent marks the refused token expired there: the next `get` refreshes (one refresh).
+- Docker's `list` answers from the agent's profiles (as the local answer does); `store`/`erase` do what the local
+  path does (accept a served URL and keep nothing, refuse another; sign nothing out).
 - `device-login ssh` through a real sshd on loopback (sshd_support.py): the session's helper gets a token from the
   laptop's agent over the forwarded socket (0600), and the remote home stays empty.
 """
@@ -418,4 +421,54 @@ def test_dpop_profiles_get_proofs_the_agent_makes(dpop_demo, hosts):
     assert remote_run(remote, agent.socket_path, "curl-config").returncode == 64
     private = json.loads((laptop / "default.dpop.jwk").read_text())["d"].encode()
     assert all(private not in out for out in (config.stdout, exec_run.stdout, proof.stdout))
+    assert list(remote.iterdir()) == []
+
+
+def git_answer(run):
+    return dict(line.split("=", 1) for line in run.stdout.decode().splitlines())
+
+
+def test_git_erase_through_the_agent_makes_the_next_get_refresh(server, hosts):
+    laptop, remote, start = hosts
+    sign_in(server, laptop, bindings=[GIT_URL])
+    agent = start()
+    request = b"protocol=https\nhost=git.example.test\npath=team/repo.git\n"
+    first = git_answer(remote_run(remote, agent.socket_path, "git-credential", "get", input=request + b"\n"))
+    other = remote_run(remote, agent.socket_path, "git-credential", "erase",
+                       input=request + b"username=oauth2\npassword=not-the-token\n\n")
+    assert (other.returncode, other.stdout) == (0, b"")
+    assert git_answer(remote_run(remote, agent.socket_path, "git-credential", "get",
+                                 input=request + b"\n"))["password"] == first["password"]
+    assert "refresh -> 200" not in server.log()
+
+    erase = remote_run(remote, agent.socket_path, "git-credential", "erase",
+                       input=request + b"username=oauth2\npassword=" + first["password"].encode() + b"\n\n")
+    assert (erase.returncode, erase.stdout) == (0, b""), erase.stderr
+    second = git_answer(remote_run(remote, agent.socket_path, "git-credential", "get", input=request + b"\n"))
+    assert second["password"] != first["password"] and token_is_accepted(server, second["password"])
+    assert server.log().count("refresh -> 200") == 1
+    assert list(remote.iterdir()) == []
+
+
+def test_docker_list_store_and_erase_through_the_agent(server, hosts):
+    laptop, remote, start = hosts
+    registry = "https://registry.example.test"
+    sign_in(server, laptop, bindings=[registry, GIT_URL])
+    agent = start()
+
+    listed = remote_run(remote, agent.socket_path, "docker-credential", "list", input=b"unused")
+    assert listed.returncode == 0, listed.stderr
+    local = run_cli(laptop, "docker-credential", "list", input=b"unused")
+    assert json.loads(listed.stdout) == json.loads(local.stdout) and registry in json.loads(listed.stdout)
+
+    served = json.dumps({"ServerURL": registry, "Username": "u", "Secret": "typed"}).encode()
+    store = remote_run(remote, agent.socket_path, "docker-credential", "store", input=served)
+    assert (store.returncode, store.stdout) == (0, b""), store.stderr
+    elsewhere = json.dumps({"ServerURL": "https://other.example.test", "Username": "u", "Secret": "s"}).encode()
+    refused = remote_run(remote, agent.socket_path, "docker-credential", "store", input=elsewhere)
+    assert refused.returncode == 78 and b"no profile serves that ServerURL" in refused.stderr
+
+    erase = remote_run(remote, agent.socket_path, "docker-credential", "erase", input=registry.encode())
+    assert erase.returncode == 0 and b"docker logout does not sign out of profile 'default'" in erase.stderr
+    assert b"typed" not in store.stderr + erase.stderr
     assert list(remote.iterdir()) == []

@@ -66,11 +66,14 @@ package enum AgentReply: Sendable, Equatable {
         package var username: String?
         /// Its bindings (`login --for`), normalised.
         package var bindings: [String]
+        /// Whether it was signed in allowing plain HTTP (its token may go to an `http` URL off loopback).
+        package var allowInsecureHTTP: Bool
 
-        package init(name: String, username: String?, bindings: [String]) {
+        package init(name: String, username: String?, bindings: [String], allowInsecureHTTP: Bool = false) {
             self.name = name
             self.username = username
             self.bindings = bindings
+            self.allowInsecureHTTP = allowInsecureHTTP
         }
     }
 
@@ -125,6 +128,7 @@ package enum AgentReply: Sendable, Equatable {
                             "name": .string(listed.name), "bindings": .array(listed.bindings.map(JSONValue.string)),
                         ]
                         if let username = listed.username { members["username"] = .string(username) }
+                        if listed.allowInsecureHTTP { members["allow_insecure_http"] = .bool(true) }
                         return .object(members)
                     }))
         case .failure(let failure):
@@ -198,7 +202,10 @@ package enum AgentReply: Sendable, Equatable {
             }
             var username: String?
             if case .string(let name)? = members["username"] { username = name }
-            listed.append(Listed(name: name, username: username, bindings: urls))
+            listed.append(
+                Listed(
+                    name: name, username: username, bindings: urls,
+                    allowInsecureHTTP: members["allow_insecure_http"] == .bool(true)))
         }
         return listed
     }

@@ -76,7 +76,7 @@ actor AgentKeeper {
             chosen.map {
                 AgentReply.Listed(
                     name: $0.profile.name, username: $0.profile.username,
-                    bindings: $0.profile.bindings.map(\.description))
+                    bindings: $0.profile.bindings.map(\.description), allowInsecureHTTP: $0.profile.allowInsecureHTTP)
             })
         guard reply.line.utf8.count <= AgentReply.maximumLineLength else {
             return .failure(

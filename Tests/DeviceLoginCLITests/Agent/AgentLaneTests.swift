@@ -170,4 +170,54 @@ struct AgentLaneTests {
         let curl = try await Self.run(["curl-config", "--url", "https://api.example.test/"], agent: agent)
         #expect(curl.stdout == "header = \"Authorization: Bearer agent-token\"\n")
     }
+
+    @Test("git: erase sends the refused password to the agent; store, erase without one, and others send nothing")
+    func gitErase() async throws {
+        let agent = try ScriptedAgent { request in
+            if case .erase = request.operation { return .erased(true) }
+            return .token(Self.agentToken)
+        }
+        defer { agent.stop() }
+        let request = "protocol=https\nhost=git.example.test\npath=team\n"
+        let erase = try await Self.run(
+            ["git-credential", "erase"], agent: agent, input: request + "password=refused\n\n")
+        #expect(erase.code == .success && erase.stdout.isEmpty, "\(erase.stderr)")
+        for (operation, input) in [("erase", request + "\n"), ("store", request + "password=p\n\n"), ("other", "")] {
+            let run = try await Self.run(["git-credential", operation], agent: agent, input: input)
+            #expect(run.code == .success && run.stdout.isEmpty, "\(operation): \(run.stderr)")
+        }
+        #expect(agent.requests.map(\.operation) == [.erase(accessToken: "refused")])
+        #expect(agent.requests.first?.url == (try URLBinding("https://git.example.test/team")))
+    }
+
+    @Test("docker: list from the agent's profiles; store and erase by the profile that serves the URL")
+    func docker() async throws {
+        let agent = try ScriptedAgent { _ in
+            .profiles([
+                AgentReply.Listed(name: "default", username: nil, bindings: ["https://registry.example.test"]),
+                AgentReply.Listed(
+                    name: "work", username: "alice",
+                    bindings: ["https://registry.example.test", "https://git.example.test/team"]),
+            ])
+        }
+        defer { agent.stop() }
+        let list = try await Self.run(["docker-credential", "list"], agent: agent, input: "unused")
+        let listed = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: String]
+        #expect(
+            listed == ["https://registry.example.test": "oauth2", "https://git.example.test/team": "alice"],
+            "\(list.stderr)")
+        #expect(list.stderr.contains("profiles 'default' and 'work' both serve https://registry.example.test"))
+        let served = #"{"ServerURL":"https://git.example.test/team","Username":"u","Secret":"s"}"#
+        #expect(try await Self.run(["docker-credential", "store"], agent: agent, input: served).code == .success)
+        let other = #"{"ServerURL":"https://other.example.test","Username":"u","Secret":"s"}"#
+        let refused = try await Self.run(["docker-credential", "store"], agent: agent, input: other)
+        #expect(refused.code == .configuration && refused.stderr.contains("no profile serves that ServerURL"))
+        let tie = try await Self.run(
+            ["docker-credential", "erase"], agent: agent, input: "https://registry.example.test")
+        #expect(tie.code == .configuration && tie.stderr.contains("both serve"))
+        let erase = try await Self.run(
+            ["docker-credential", "erase"], agent: agent, input: "https://git.example.test/team/x")
+        #expect(erase.code == .success && erase.stderr.contains("does not sign out of profile 'work'"))
+        #expect(agent.requests.allSatisfy { $0.operation == .list })
+    }
 }
