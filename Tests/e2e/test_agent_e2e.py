@@ -11,11 +11,19 @@ Authlib server and served by an agent over its socket, the "remote" one empty.
 - `--confirm`: a confirm command's exit 0 gives the token, another refuses it (exit 77 at the helper); with no
   terminal and no command, nobody can answer and every request is refused.
 - Without `--foreground` the agent goes on in the background, as ssh-agent: its two lines printed, the command
-  ended, the agent (at the PID it printed) serving.
+  ended, the agent (at the PID it printed) serving, at the address `-a` gave (no variable names it).
+- Stdout closed or `--verbose`: the full path asks the agent too, and the local home (another sign-in) is untouched.
+- DPoP profiles (the binary's demo server, which checks proofs at its resource): the agent makes each proof, for
+  curl-config --url, exec --dpop-url and dpop-proof (with the resource server's nonce); the key never leaves it.
+- git's `erase` through the agent marks the refused token expired there: the next `get` refreshes (one refresh).
+- Docker's `list` answers from the agent's profiles (as the local answer does); `store`/`erase` do what the local
+  path does (accept a served URL and keep nothing, refuse another; sign nothing out).
 - `device-login ssh` through a real sshd on loopback (sshd_support.py): the session's helper gets a token from the
   laptop's agent over the forwarded socket (0600), and the remote home stays empty.
 """
 
+import base64
+import hashlib
 import json
 import os
 import signal
@@ -31,6 +39,7 @@ import pytest
 from sshd_support import SSHServer
 from integration_support import cli_environment, make_home, run_cli, sign_in, token_is_accepted
 from test_device_login_e2e import binary_path
+from test_secret_service_e2e import dpop_demo  # noqa: F401  (a fixture: the demo server speaking DPoP)
 
 GIT_URL = "https://git.example.test/team"
 STARTUP_TIMEOUT = 20
@@ -131,6 +140,46 @@ def test_remote_helpers_get_tokens_through_the_agent_and_write_nothing(server, h
 
     agent.stop()  # SIGTERM: the socket goes with it
     assert not agent.socket_path.exists()
+
+
+def home_contents(home):
+    return {path.name: path.read_bytes() for path in sorted(home.iterdir())}
+
+
+def test_the_full_path_answers_through_the_agent_too(server, hosts, tmp_path):
+    """Stdout closed (the fast lane is skipped) or --verbose: the agent's token, never the local home's, which
+    holds another sign-in whose expired token the local path would refresh (and write)."""
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    sign_in(server, remote)
+    expire_stored_token(remote)
+    before = home_contents(remote)
+    agent = start()
+    agent_token = json.loads((laptop / "default.json").read_text())["tokens"]["access_token"]
+    local_token = json.loads(before["default.json"])["tokens"]["access_token"]
+    assert agent_token != local_token
+
+    out = tmp_path / "child-token"
+    child = f"import os; open({str(out)!r}, 'w').write(os.environ['DEVICE_LOGIN_ACCESS_TOKEN'])"
+    closed = subprocess.run(
+        ["/bin/sh", "-c", 'exec "$0" "$@" >&-', str(binary_path()), "exec", "--", sys.executable, "-c", child],
+        capture_output=True, timeout=30,
+        env=cli_environment(remote, DEVICE_LOGIN_AGENT_SOCK=str(agent.socket_path)))
+    assert closed.returncode == 0, closed.stderr
+    assert out.read_text() == agent_token
+
+    unwritten = subprocess.run(["/bin/sh", "-c", 'exec "$0" "$@" >&-', str(binary_path()), "token"],
+                               capture_output=True, timeout=30,
+                               env=cli_environment(remote, DEVICE_LOGIN_AGENT_SOCK=str(agent.socket_path)))
+    assert unwritten.returncode == 74, unwritten.stderr
+
+    verbose = remote_run(remote, agent.socket_path, "token", "--verbose")
+    assert verbose.returncode == 0, verbose.stderr
+    assert verbose.stdout.decode() == agent_token + "\n"
+    assert b"device-login: agent: asking " in verbose.stderr and agent_token.encode() not in verbose.stderr
+
+    assert home_contents(remote) == before, "the local home must not be read for a token, nor written"
+    assert "refresh -> 200" not in server.log()
 
 
 def test_a_missing_profile_at_the_agent_names_the_login_command(server, hosts):
@@ -313,8 +362,12 @@ def test_without_foreground_the_agent_goes_on_in_the_background(server, tmp_path
     remote = make_home(tmp_path / "remote")
     sign_in(server, laptop)
     socket_path = tmp_path / "run" / "agent.sock"
-    started = subprocess.run([str(binary_path()), "agent", "--socket", str(socket_path)], capture_output=True,
-                             timeout=30, env=cli_environment(laptop), text=True)
+    # -a, as ssh-agent's: the bind address comes from the command line only, never from the helpers' variable
+    # (set here as in a session that already uses an agent) nor from an automatic DEVICE_LOGIN_SOCKET.
+    started = subprocess.run([str(binary_path()), "agent", "-a", str(socket_path)], capture_output=True,
+                             timeout=30, text=True,
+                             env=cli_environment(laptop, DEVICE_LOGIN_AGENT_SOCK=str(tmp_path / "other.sock"),
+                                                 DEVICE_LOGIN_SOCKET=str(tmp_path / "another.sock")))
     assert started.returncode == 0, started.stderr
     lines = started.stdout.splitlines()
     assert lines[0] == f"DEVICE_LOGIN_AGENT_SOCK={socket_path}; export DEVICE_LOGIN_AGENT_SOCK;"
@@ -328,3 +381,94 @@ def test_without_foreground_the_agent_goes_on_in_the_background(server, tmp_path
     while socket_path.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not socket_path.exists()
+
+
+def claims(jwt):
+    payload = jwt.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def test_dpop_profiles_get_proofs_the_agent_makes(dpop_demo, hosts):
+    laptop, remote, start = hosts
+    login = run_cli(laptop, "login", "--dpop", "--issuer", dpop_demo, "--client-id", "test-client", "--qr",
+                    "never")
+    assert login.returncode == 0, login.stderr
+    agent = start()
+    resource = dpop_demo + "/resource"
+
+    config = remote_run(remote, agent.socket_path, "curl-config", "--url", resource)
+    assert config.returncode == 0, config.stderr
+    assert config.stdout.startswith(b'header = "Authorization: DPoP ')
+    fetched = subprocess.run(["curl", "-sS", "-K", "-", resource], input=config.stdout, capture_output=True,
+                             timeout=10)
+    assert b'"jkt"' in fetched.stdout, fetched.stdout + fetched.stderr
+
+    script = 'exec curl -sS -H "Authorization: DPoP $DEVICE_LOGIN_ACCESS_TOKEN" -H "DPoP: $DEVICE_LOGIN_DPOP_PROOF" "$0"'
+    exec_run = remote_run(remote, agent.socket_path, "exec", "--dpop-url", resource, "--", "sh", "-c", script,
+                          resource)
+    assert exec_run.returncode == 0 and b'"jkt"' in exec_run.stdout, exec_run.stdout + exec_run.stderr
+
+    proof = remote_run(remote, agent.socket_path, "dpop-proof", "--method", "post", "--url", resource + "?q=1",
+                       "--nonce", "n-123")
+    assert proof.returncode == 0, proof.stderr
+    token = remote_run(remote, agent.socket_path, "token").stdout.decode().strip()
+    made = claims(proof.stdout.decode().strip())
+    assert (made["htm"], made["htu"], made["nonce"]) == ("POST", resource, "n-123")
+    ath = base64.urlsafe_b64encode(hashlib.sha256(token.encode()).digest()).rstrip(b"=").decode()
+    assert made["ath"] == ath and abs(made["iat"] - time.time()) < 60 and len(made["jti"]) >= 16
+
+    # Without --url, curl-config cannot prove a DPoP token (usage, as without an agent); nothing of the key left.
+    assert remote_run(remote, agent.socket_path, "curl-config").returncode == 64
+    private = json.loads((laptop / "default.dpop.jwk").read_text())["d"].encode()
+    assert all(private not in out for out in (config.stdout, exec_run.stdout, proof.stdout))
+    assert list(remote.iterdir()) == []
+
+
+def git_answer(run):
+    return dict(line.split("=", 1) for line in run.stdout.decode().splitlines())
+
+
+def test_git_erase_through_the_agent_makes_the_next_get_refresh(server, hosts):
+    laptop, remote, start = hosts
+    sign_in(server, laptop, bindings=[GIT_URL])
+    agent = start()
+    request = b"protocol=https\nhost=git.example.test\npath=team/repo.git\n"
+    first = git_answer(remote_run(remote, agent.socket_path, "git-credential", "get", input=request + b"\n"))
+    other = remote_run(remote, agent.socket_path, "git-credential", "erase",
+                       input=request + b"username=oauth2\npassword=not-the-token\n\n")
+    assert (other.returncode, other.stdout) == (0, b"")
+    assert git_answer(remote_run(remote, agent.socket_path, "git-credential", "get",
+                                 input=request + b"\n"))["password"] == first["password"]
+    assert "refresh -> 200" not in server.log()
+
+    erase = remote_run(remote, agent.socket_path, "git-credential", "erase",
+                       input=request + b"username=oauth2\npassword=" + first["password"].encode() + b"\n\n")
+    assert (erase.returncode, erase.stdout) == (0, b""), erase.stderr
+    second = git_answer(remote_run(remote, agent.socket_path, "git-credential", "get", input=request + b"\n"))
+    assert second["password"] != first["password"] and token_is_accepted(server, second["password"])
+    assert server.log().count("refresh -> 200") == 1
+    assert list(remote.iterdir()) == []
+
+
+def test_docker_list_store_and_erase_through_the_agent(server, hosts):
+    laptop, remote, start = hosts
+    registry = "https://registry.example.test"
+    sign_in(server, laptop, bindings=[registry, GIT_URL])
+    agent = start()
+
+    listed = remote_run(remote, agent.socket_path, "docker-credential", "list", input=b"unused")
+    assert listed.returncode == 0, listed.stderr
+    local = run_cli(laptop, "docker-credential", "list", input=b"unused")
+    assert json.loads(listed.stdout) == json.loads(local.stdout) and registry in json.loads(listed.stdout)
+
+    served = json.dumps({"ServerURL": registry, "Username": "u", "Secret": "typed"}).encode()
+    store = remote_run(remote, agent.socket_path, "docker-credential", "store", input=served)
+    assert (store.returncode, store.stdout) == (0, b""), store.stderr
+    elsewhere = json.dumps({"ServerURL": "https://other.example.test", "Username": "u", "Secret": "s"}).encode()
+    refused = remote_run(remote, agent.socket_path, "docker-credential", "store", input=elsewhere)
+    assert refused.returncode == 78 and b"no profile serves that ServerURL" in refused.stderr
+
+    erase = remote_run(remote, agent.socket_path, "docker-credential", "erase", input=registry.encode())
+    assert erase.returncode == 0 and b"docker logout does not sign out of profile 'default'" in erase.stderr
+    assert b"typed" not in store.stderr + erase.stderr
+    assert list(remote.iterdir()) == []

@@ -105,6 +105,36 @@ public struct DPoPProof: Sendable, Hashable {
         return origin + (path.isEmpty ? "/" : path)
     }
 
+    /// The longest request URL a proof is made for: 8 KiB.
+    package static let maximumRequestURLBytes = 8192
+    /// The longest request method a proof is made for: 32 characters.
+    package static let maximumMethodLength = 32
+
+    /// `text` as the URL of a request to prove, when it is an absolute `http` or `https` URL with a host
+    /// (``targetURI(of:)``), at most ``maximumRequestURLBytes``, without spaces or control characters: the one check
+    /// of the CLI's `--url` and the agent's `htu`.
+    package static func requestURL(_ text: String) -> URL? {
+        guard text.utf8.count <= maximumRequestURLBytes,
+            !text.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }),
+            let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            targetURI(of: url) != nil
+        else { return nil }
+        return url
+    }
+
+    /// `text` upper-cased as the method of a request to prove, when it is an HTTP method token (RFC 9110 §9.1, §5.6.2)
+    /// of 1 to ``maximumMethodLength`` characters: the one check of the CLI's `--method` and the agent's `htm`.
+    package static func requestMethod(_ text: String) -> String? {
+        let method = text.uppercased()
+        let symbols = "!#$%&'*+-.^_`|~".unicodeScalars
+        guard (1...maximumMethodLength).contains(method.unicodeScalars.count),
+            method.unicodeScalars.allSatisfy({
+                ("A"..."Z").contains($0) || ("0"..."9").contains($0) || symbols.contains($0)
+            })
+        else { return nil }
+        return method
+    }
+
     /// The scheme, host and port of ``targetURI(of:)``: the server a nonce belongs to.
     static func origin(of url: URL) -> String? {
         parts(of: url)?.origin

@@ -16,8 +16,11 @@ enum AgentCommand {
         options: [
             .value(
                 "socket", "PATH",
-                "Listen here (its folder must be yours and closed to others; made 0700 when missing). Default: a new"
-                    + " private folder under $XDG_RUNTIME_DIR, else under /tmp."),
+                "Listen here, as ssh-agent's -a (its folder must be yours and closed to others; made 0700 when"
+                    + " missing). Default: a new private folder under $XDG_RUNTIME_DIR, else under /tmp. Read from the"
+                    + " command line only: $\(AgentSocket.variable) is where the helpers find an agent, never where"
+                    + " one listens."
+            ).short("a").commandLineOnly(),
             .flag(
                 "foreground",
                 "Serve in this process until SIGINT or SIGTERM (systemd, tests); without it the agent goes on in the"
@@ -40,9 +43,11 @@ enum AgentCommand {
             refreshes are single-flight, and a rotated refresh token is saved to its own home. It prints
               DEVICE_LOGIN_AGENT_SOCK=/run/user/1000/device-login-agent.XXXXXX/agent.sock; export DEVICE_LOGIN_AGENT_SOCK;
             on stdout and goes on in the background, as ssh-agent does: eval "$(device-login agent)". With
-            --foreground it serves in this process until SIGINT or SIGTERM (systemd). With that variable set, token, git-credential, kubectl-credential, docker-credential get,
-            curl-config and exec ask the agent and never read or write their own DEVICE_LOGIN_HOME: the
-            refresh token is never written on a host that uses the agent. Forward it into an SSH session
+            --foreground it serves in this process until SIGINT or SIGTERM (systemd). With that variable set,
+            token, git-credential, kubectl-credential, docker-credential, curl-config, exec and dpop-proof
+            ask the agent and never read or write their own DEVICE_LOGIN_HOME: the refresh token is never
+            written on a host that uses the agent. For a DPoP profile the agent makes each proof: the key
+            never leaves it. Forward it into an SSH session
             with device-login ssh HOST, or by hand (then set the variable in the session; docs/agent.md):
               ssh -R /tmp/dl-agent.$RANDOM.sock:"$DEVICE_LOGIN_AGENT_SOCK" host
             Whoever can connect to a forwarded socket (the remote user, and root) can get access tokens while
@@ -129,19 +134,23 @@ enum AgentCommand {
     static func answer(
         _ job: AgentListener.Job, keeper: AgentKeeper, confirmation: AgentConfirmation?
     ) async -> AgentReply {
+        if case .list = job.request.operation { return await keeper.listing(job.request) }
         switch await keeper.profile(for: job.request) {
         case .failure(let failure): return .failure(failure)
         case .success(nil): return .none
         case .success(let held?):
             let name = held.profile.name
-            if let confirmation, !(await confirmation.approves(profile: name, pid: job.peerPID)) {
+            // Only what gives a token is asked about: erase gives nothing.
+            let givesToken: Bool
+            if case .erase = job.request.operation { givesToken = false } else { givesToken = true }
+            if givesToken, let confirmation, !(await confirmation.approves(profile: name, pid: job.peerPID)) {
                 return .failure(
                     AgentReply.Failure(
                         AgentReply.Failure.refused, profile: name,
                         message: "the agent's host did not approve giving a token of profile '\(name)'"
                             + " (--confirm: refused, or nobody could answer)"))
             }
-            return await AgentKeeper.token(of: held, for: job.request)
+            return await AgentKeeper.answer(held, to: job.request)
         }
     }
 

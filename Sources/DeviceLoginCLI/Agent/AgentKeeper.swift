@@ -61,23 +61,62 @@ actor AgentKeeper {
         }
     }
 
-    /// A token of `held` valid for `request`'s lifetime (refreshed first when needed), as a reply.
-    static func token(of held: Held, for request: AgentRequest) async -> AgentReply {
-        let name = held.profile.name
-        guard !held.profile.usesDPoP else {
+    /// The profiles held, for `list` (only the one `request` names, when it names one); no token.
+    func listing(_ request: AgentRequest) -> AgentReply {
+        var chosen = held.values.sorted { $0.profile.name < $1.profile.name }
+        if let name = request.profile {
+            guard let one = held[name] else {
+                let why = forgotten ? "the agent's lifetime ended: it forgot its tokens" : "the agent holds no profile"
+                return .failure(
+                    AgentReply.Failure(AgentReply.Failure.signInNeeded, profile: name, message: "\(why) '\(name)'"))
+            }
+            chosen = [one]
+        }
+        let reply = AgentReply.profiles(
+            chosen.map {
+                AgentReply.Listed(
+                    name: $0.profile.name, username: $0.profile.username,
+                    bindings: $0.profile.bindings.map(\.description), allowInsecureHTTP: $0.profile.allowInsecureHTTP)
+            })
+        guard reply.line.utf8.count <= AgentReply.maximumLineLength else {
             return .failure(
                 AgentReply.Failure(
-                    AgentReply.Failure.configuration, profile: name,
-                    message: "profile '\(name)' uses DPoP: its proofs need its key, which the agent does not lend"))
+                    AgentReply.Failure.configuration, profile: nil,
+                    message: "the profiles' bindings are too many to list in one reply (32 KiB)"))
         }
+        return reply
+    }
+
+    /// The answer of `held` to `request`: a token valid for its lifetime (refreshed first when needed), with a DPoP
+    /// proof when it asks for one; or, for `erase`, whether the refused token was marked expired.
+    static func answer(_ held: Held, to request: AgentRequest) async -> AgentReply {
+        let name = held.profile.name
         do {
-            let token = try await held.state.freshAccessToken(minimumTTL: .seconds(request.minimumLifetime))
-            let tokens = await held.state.tokens
-            return .token(
-                AgentReply.Token(
-                    profile: name, accessToken: token, tokenType: tokens?.tokenType ?? "Bearer",
-                    expiresAt: tokens?.expiresAt.flatMap { GitCredentialCommand.unixSeconds($0) },
-                    username: held.profile.username))
+            switch request.operation {
+            case .list:
+                return .failure(
+                    AgentReply.Failure(
+                        AgentReply.Failure.configuration, profile: name, message: "list names no profile"))
+            case .erase(let refused):
+                return .erased(try await held.state.markAccessTokenStale(refused))
+            case .token:
+                let token = try await held.state.freshAccessToken(minimumTTL: .seconds(request.minimumLifetime))
+                let tokens = await held.state.tokens
+                return .token(
+                    AgentReply.Token(
+                        profile: name, accessToken: token, tokenType: tokens?.tokenType ?? "Bearer",
+                        expiresAt: tokens?.expiresAt.flatMap { GitCredentialCommand.unixSeconds($0) },
+                        username: held.profile.username))
+            case .proof(let method, let url, let nonce):
+                // The proof is made here, with the key this process holds: only the proof leaves (RFC 9449 §4).
+                let authorization = try await held.state.authorization(
+                    method: method, url: url, minimumTTL: .seconds(request.minimumLifetime), nonce: nonce)
+                return .token(
+                    AgentReply.Token(
+                        profile: name, accessToken: authorization.accessToken, tokenType: authorization.scheme,
+                        expiresAt: authorization.expiresAt.flatMap { GitCredentialCommand.unixSeconds($0) },
+                        username: held.profile.username, proof: authorization.proof))
+            }
         } catch let error as DeviceLoginError {
             let code: String
             switch ExitCode(error) {

@@ -31,8 +31,14 @@ enum ArgumentParser {
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
-            let word = arguments[index]
+            var word = arguments[index]
             index += 1
+            // A one-letter form (`-a`) stands for its option's long name.
+            if !optionsEnded, word.count == 2, word.first == "-",
+                let spec = options.first(where: { $0.shortName != nil && $0.shortName == word.last })
+            {
+                word = "--" + spec.name
+            }
             if optionsEnded || !word.hasPrefix("-") || word == "-" {
                 guard parsed.positionals.count < maximumPositionals else {
                     throw UsageError("unexpected argument '\(word)'", command: command)
@@ -96,7 +102,7 @@ enum ArgumentParser {
         _ environment: [String: String], options: [OptionSpec], command: String, to parsed: inout ParsedOptions
     ) throws {
         for spec in options where !parsed.has(spec.name) && spec.name != "help" {
-            guard let raw = environment[spec.environmentVariable] else { continue }
+            guard let variable = spec.environmentVariable, let raw = environment[variable] else { continue }
             if spec.valueName == nil {
                 let word = raw.lowercased()
                 if trueWords.contains(word) {
@@ -104,7 +110,7 @@ enum ArgumentParser {
                 } else if !falseWords.contains(word) {
                     let unset = falseWords.filter { !$0.isEmpty }.joined(separator: ", ")
                     throw UsageError(
-                        "\(spec.environmentVariable) must be one of \(trueWords.joined(separator: ", ")) (to set"
+                        "\(variable) must be one of \(trueWords.joined(separator: ", ")) (to set"
                             + " --\(spec.name)) or \(unset) (or empty, to leave it unset), not '\(raw)'",
                         command: command)
                 }

@@ -13,6 +13,10 @@ struct OptionSpec: Sendable, Hashable {
     /// The words the value must be one of, when the option takes one of a fixed few (`--qr`: auto, always,
     /// never); empty when any value goes. The shell completions offer them.
     var choices: [String] = []
+    /// The one-letter form, `a` for `-a`, when the option has one (``short(_:)``).
+    var shortName: Character? = nil
+    /// Whether the option may come from the environment (``environmentVariable``); see ``commandLineOnly()``.
+    var readsEnvironment = true
 
     /// A flag: `--json`.
     static func flag(_ name: String, _ help: String) -> OptionSpec {
@@ -36,9 +40,29 @@ struct OptionSpec: Sendable, Hashable {
         OptionSpec(name: name, valueName: valueName, repeatable: true, help: help)
     }
 
+    /// This option with the one-letter form `-letter` too (`agent -a PATH`, as ssh-agent's `-a bind_address`).
+    func short(_ letter: Character) -> OptionSpec {
+        var option = self
+        option.shortName = letter
+        return option
+    }
+
+    /// This option read from the command line only: no variable supplies it. For a value another variable could be
+    /// taken for (`agent --socket`, the agent's own bind address, beside the helpers' `DEVICE_LOGIN_AGENT_SOCK`).
+    func commandLineOnly() -> OptionSpec {
+        var option = self
+        option.readsEnvironment = false
+        return option
+    }
+
     /// The environment variable that supplies this option when it is not on the command line:
-    /// `DEVICE_LOGIN_CLIENT_ID` for `client-id`.
-    var environmentVariable: String {
+    /// `DEVICE_LOGIN_CLIENT_ID` for `client-id`; nil for an option read from the command line only.
+    var environmentVariable: String? {
+        readsEnvironment ? Self.environmentVariable(name) : nil
+    }
+
+    /// The variable the option named `name` is read from, unless it is read from the command line only.
+    static func environmentVariable(_ name: String) -> String {
         "DEVICE_LOGIN_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
     }
 
@@ -46,6 +70,17 @@ struct OptionSpec: Sendable, Hashable {
     var synopsis: String {
         guard let valueName else { return "--\(name)" }
         return repeatable ? "--\(name) \(valueName) ..." : "--\(name) \(valueName)"
+    }
+
+    /// Every way to write the option: its one-letter form first when it has one, then `--name`.
+    var spellings: [String] {
+        (shortName.map { ["-\($0)"] } ?? []) + ["--" + name]
+    }
+
+    /// The option as the help's option table shows it: ``synopsis``, after its one-letter form when it has one
+    /// (`-a, --socket PATH`).
+    var helpSynopsis: String {
+        (shortName.map { "-\($0), " } ?? "") + synopsis
     }
 
     /// What kind of value the shell completions offer for the option.

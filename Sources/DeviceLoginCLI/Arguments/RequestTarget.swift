@@ -10,9 +10,9 @@ import Foundation
 /// names (`exec --dpop-url U --dpop-method M`). Pure, so every rule is tested by a table.
 struct RequestTarget: Sendable, Equatable {
     /// The longest URL accepted: 8 KiB.
-    static let maximumURLBytes = 8192
+    static let maximumURLBytes = DPoPProof.maximumRequestURLBytes
     /// The longest method accepted: 32 characters.
-    static let maximumMethodLength = 32
+    static let maximumMethodLength = DPoPProof.maximumMethodLength
 
     /// The HTTP method, upper-cased: `GET` when none is given.
     var method: String
@@ -38,21 +38,11 @@ struct RequestTarget: Sendable, Equatable {
             }
             return nil
         }
-        guard text.utf8.count <= maximumURLBytes,
-            !text.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }),
-            let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            DPoPProof.targetURI(of: url) != nil
-        else {
+        guard let url = DPoPProof.requestURL(text) else {
             // The value is not repeated: a URL may hold a password or a token.
             throw UsageError("--\(urlOption) must be an absolute http(s) URL", command: command)
         }
-        let method = (options.value(methodOption) ?? "GET").uppercased()
-        let tokenSymbols = Set("!#$%&'*+-.^_`|~".unicodeScalars)
-        guard (1...maximumMethodLength).contains(method.count),
-            method.unicodeScalars.allSatisfy({
-                ("A"..."Z").contains($0) || ("0"..."9").contains($0) || tokenSymbols.contains($0)
-            })
-        else {
+        guard let method = DPoPProof.requestMethod(options.value(methodOption) ?? "GET") else {
             throw UsageError("--\(methodOption) must be an HTTP method such as GET or POST", command: command)
         }
         return RequestTarget(method: method, url: url)

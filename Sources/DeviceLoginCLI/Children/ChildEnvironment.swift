@@ -18,7 +18,7 @@ enum ChildEnvironment {
     /// The variables no child inherits: those of ``secretOptions``, and the ones `exec` writes a token or a proof
     /// into (``tokenVariable``, ``proofVariable``).
     static let secretVariables: [String] =
-        secretOptions.map { OptionSpec.flag($0, "").environmentVariable }
+        secretOptions.map(OptionSpec.environmentVariable)
         + [tokenVariable, proofVariable]
 
     /// `environment` without ``secretVariables``.

@@ -37,7 +37,7 @@ extension LoginSettings {
             if let first = given.first {
                 let source =
                     options.isFromEnvironment(first.option)
-                    ? " (from \(OptionSpec.value(first.option, "", "").environmentVariable))" : ""
+                    ? " (from \(OptionSpec.environmentVariable(first.option)))" : ""
                 throw UsageError("--\(first.option)\(source) is only used with --provider", command: command)
             }
             return nil

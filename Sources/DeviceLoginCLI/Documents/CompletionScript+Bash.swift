@@ -49,7 +49,7 @@ extension CompletionScript {
         for command in commands {
             lines.append("        \(command.name))")
             lines += bashValueCases(command.options)
-            lines.append("            options=\"\(command.options.map { "--" + $0.name }.joined(separator: " "))\"")
+            lines.append("            options=\"\(command.options.flatMap(\.spellings).joined(separator: " "))\"")
             if !command.positionalWords.isEmpty {
                 lines.append("            words=\"\(command.positionalWords.joined(separator: " "))\"")
             }
@@ -91,9 +91,9 @@ extension CompletionScript {
         var groups: [(pattern: [String], action: String)] = []
         func add(_ option: OptionSpec, _ action: String) {
             if let index = groups.firstIndex(where: { $0.action == action }) {
-                groups[index].pattern.append("--" + option.name)
+                groups[index].pattern += option.spellings
             } else {
-                groups.append((["--" + option.name], action))
+                groups.append((option.spellings, action))
             }
         }
         for option in options {

@@ -34,7 +34,8 @@ extension CompletionScript {
             let seen = "-n " + fishQuoted("__fish_seen_subcommand_from \(command.name)")
             lines.append("")
             for option in command.options {
-                var line = "complete -c device-login \(seen) -l \(option.name)"
+                var line =
+                    "complete -c device-login \(seen) -l \(option.name)" + (option.shortName.map { " -s \($0)" } ?? "")
                 switch option.valueKind {
                 case .none: break
                 case .choice(let words): line += " -x -a " + fishQuoted(words.joined(separator: " "))

@@ -43,7 +43,7 @@ extension CompletionScript {
         ]
         for command in commands {
             lines.append("        \(command.name))")
-            var specs = command.options.map(zshSpec)
+            var specs = command.options.flatMap(zshSpecs)
             if !command.positionalWords.isEmpty {
                 specs.append(
                     zshQuoted("1:\(command.positionalSynopsis):(\(command.positionalWords.joined(separator: " ")))"))
@@ -76,12 +76,19 @@ extension CompletionScript {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One option's `_arguments` spec: `--name[help]` for a flag, `--name=[help]:VALUE:action` for an option with
-    /// a value (given after `=` or as the next word), `*` first when it may be repeated.
-    private static func zshSpec(_ option: OptionSpec) -> String {
+    /// One option's `_arguments` specs: `--name[help]` for a flag, `--name=[help]:VALUE:action` for an option with
+    /// a value (given after `=` or as the next word), `*` first when it may be repeated; its one-letter form, when
+    /// it has one, as a spec of its own before it (`-a[help]:VALUE:action`, the value as the next word).
+    private static func zshSpecs(_ option: OptionSpec) -> [String] {
+        let long = zshSpec(option, spelling: "--\(option.name)", valueSeparator: "=")
+        guard let short = option.shortName else { return [long] }
+        return [zshSpec(option, spelling: "-\(short)", valueSeparator: ""), long]
+    }
+
+    private static func zshSpec(_ option: OptionSpec, spelling: String, valueSeparator: String) -> String {
         let description = "[" + zshBracketed(brief(option.help)) + "]"
         let repetition = option.repeatable ? "*" : ""
-        guard let valueName = option.valueName else { return zshQuoted("--\(option.name)" + description) }
+        guard let valueName = option.valueName else { return zshQuoted(spelling + description) }
         let action: String
         switch option.valueKind {
         case .choice(let words): action = "(\(words.joined(separator: " ")))"
@@ -89,7 +96,7 @@ extension CompletionScript {
         case .profile: action = "_device_login_profiles"
         case .none, .text: action = " "
         }
-        return zshQuoted(repetition + "--\(option.name)=" + description + ":\(valueName):" + action)
+        return zshQuoted(repetition + spelling + valueSeparator + description + ":\(valueName):" + action)
     }
 
     /// `text` with the characters `_arguments` reads inside `[…]` escaped: `\`, `[`, `]` and `:`.

@@ -60,16 +60,16 @@ enum HelpText {
         lines += usageLines.dropFirst().map { "       " + $0 }
         lines += ["", "OPTIONS:"]
         let width = min(
-            (command.options.map(\.synopsis.count).max() ?? 0) + 2, maximumSynopsisWidth, lineWidth / 3)
+            (command.options.map(\.helpSynopsis.count).max() ?? 0) + 2, maximumSynopsisWidth, lineWidth / 3)
         for option in command.options {
             var help = option.help
-            if option.name != "help" { help += " [$\(option.environmentVariable)]" }
+            if option.name != "help", let variable = option.environmentVariable { help += " [$\(variable)]" }
             let wrapped = wrap(help, width: lineWidth - 2 - width)
-            if option.synopsis.count + 2 > width {
-                lines.append("  " + option.synopsis)
+            if option.helpSynopsis.count + 2 > width {
+                lines.append("  " + option.helpSynopsis)
                 lines += wrapped.map { String(repeating: " ", count: 2 + width) + $0 }
             } else {
-                lines.append("  " + option.synopsis.padding(to: width) + (wrapped.first ?? ""))
+                lines.append("  " + option.helpSynopsis.padding(to: width) + (wrapped.first ?? ""))
                 lines += wrapped.dropFirst().map { String(repeating: " ", count: 2 + width) + $0 }
             }
         }

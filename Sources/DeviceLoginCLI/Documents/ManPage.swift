@@ -97,7 +97,7 @@ enum ManPage {
         var readers: [String: (option: OptionSpec, commands: [String])] = [:]
         for command in commands {
             for option in command.options where option.name != "help" {
-                let variable = option.environmentVariable
+                guard let variable = option.environmentVariable else { continue }
                 if readers[variable] == nil {
                     order.append(variable)
                     readers[variable] = (option, [])
@@ -116,6 +116,12 @@ enum ManPage {
     static let otherVariables = [
         ("DEVICE_LOGIN_HOME", "The profile directory; an absolute path."),
         ("XDG_STATE_HOME, HOME", "The profile directory when DEVICE_LOGIN_HOME is not set (see FILES)."),
+        (
+            "DEVICE_LOGIN_AGENT_SOCK",
+            "The socket of a device-login agent: the helpers (token, git-credential, kubectl-credential,"
+                + " docker-credential, curl-config, exec, dpop-proof) ask it and never read or write"
+                + " DEVICE_LOGIN_HOME. The agent itself listens where -a/--socket says, never here."
+        ),
         (ChildEnvironment.tokenVariable, "Set by exec for its command: the access token (unless --env names another)."),
         (ChildEnvironment.proofVariable, "Set by exec for its command with --dpop-url: a DPoP proof."),
         (
@@ -211,11 +217,12 @@ extension ManPage {
         /// help, its choices and its variable.
         mutating func option(_ option: OptionSpec) {
             lines.append(".TP")
-            let name = "\\fB" + Roff.escape("--" + option.name) + "\\fR"
+            let short = option.shortName.map { "\\fB" + Roff.escape("-\($0)") + "\\fR, " } ?? ""
+            let name = short + "\\fB" + Roff.escape("--" + option.name) + "\\fR"
             let value = option.valueName.map { " \\fI" + Roff.escape($0) + "\\fR" } ?? ""
             lines.append(name + value + (option.repeatable ? " ..." : ""))
             var help = option.help
-            if option.name != "help" { help += " [$\(option.environmentVariable)]" }
+            if option.name != "help", let variable = option.environmentVariable { help += " [$\(variable)]" }
             lines.append(Roff.escape(help))
         }
 

@@ -42,15 +42,17 @@ enum CurlConfigCommand {
             try context.stdout.write(try CurlConfig.authorization(bearer: token))
             return .success
         }
-        guard let target else {
-            throw UsageError(
-                "profile '\(session.profile.name)' uses DPoP: give --url (and --method unless GET), the request the"
-                    + " proof is for",
-                command: "curl-config")
-        }
+        guard let target else { throw targetNeeded(profile: session.profile.name) }
         let authorization = try await session.authorization(for: target)
         try context.stdout.write(try CurlConfig.authorization(authorization))
         return .success
+    }
+
+    /// The usage error for a DPoP profile without `--url`: its proof needs the request.
+    static func targetNeeded(profile: String) -> UsageError {
+        UsageError(
+            "profile '\(profile)' uses DPoP: give --url (and --method unless GET), the request the proof is for",
+            command: "curl-config")
     }
 
     /// The answer from the stored token, for ``FastLane``: `--profile` only.

@@ -36,15 +36,7 @@ enum DPoPProofCommand {
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        guard let target = try RequestTarget.read(options, command: "dpop-proof") else {
-            throw UsageError("dpop-proof needs --url, the URL of the request", command: "dpop-proof")
-        }
-        let nonce = options.value("nonce")
-        if let nonce, !DPoPProver.isWellFormedNonce(nonce) {
-            throw UsageError(
-                "--nonce must be the server's DPoP-Nonce: printable ASCII without spaces, quotes or backslashes",
-                command: "dpop-proof")
-        }
+        let (target, nonce) = try request(options)
         let session = try await HelperSession.open(options, command: "dpop-proof", context: context)
         try session.requireDPoP(for: "a DPoP proof")
         let authorization = try await session.authorization(for: target, nonce: nonce)
@@ -55,5 +47,20 @@ enum DPoPProofCommand {
         }
         try context.stdout.line(proof)
         return .success
+    }
+
+    /// The request the proof is for (`--url`, `--method`) and the server's nonce (`--nonce`).
+    /// - Throws: ``UsageError`` without `--url`, for a target ``RequestTarget`` refuses, or a malformed nonce.
+    static func request(_ options: ParsedOptions) throws -> (target: RequestTarget, nonce: String?) {
+        guard let target = try RequestTarget.read(options, command: "dpop-proof") else {
+            throw UsageError("dpop-proof needs --url, the URL of the request", command: "dpop-proof")
+        }
+        let nonce = options.value("nonce")
+        if let nonce, !DPoPProver.isWellFormedNonce(nonce) {
+            throw UsageError(
+                "--nonce must be the server's DPoP-Nonce: printable ASCII without spaces, quotes or backslashes",
+                command: "dpop-proof")
+        }
+        return (target, nonce)
     }
 }

@@ -36,9 +36,7 @@ enum DockerCredentialCommand {
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        guard let operation = options.positionals.first else {
-            throw UsageError("give the operation: get, store, erase or list", command: name)
-        }
+        let operation = try operation(options)
         do {
             switch operation {
             case "get": return try await get(options, context)
@@ -51,6 +49,18 @@ enum DockerCredentialCommand {
             context.report("\(name) \(operation): " + error.message)
             return .usage
         }
+    }
+
+    /// The operation Docker gave.
+    /// - Throws: ``UsageError`` when there is none, or it is not one of get, store, erase and list.
+    static func operation(_ options: ParsedOptions) throws -> String {
+        guard let operation = options.positionals.first else {
+            throw UsageError("give the operation: get, store, erase or list", command: name)
+        }
+        guard ["get", "store", "erase", "list"].contains(operation) else {
+            throw UsageError("unknown operation '\(operation)': give get, store, erase or list", command: name)
+        }
+        return operation
     }
 
     /// Reads the server URL of `get` or `erase`.
@@ -104,25 +114,52 @@ enum DockerCredentialCommand {
             let store = try context.tokenStore()
             records = try await HelperSession.boundProfiles(in: store, context: context)
         }
+        let profiles = records.map {
+            (name: $0.name, username: $0.profile.effectiveUsername, bindings: $0.profile.bindings.map(\.description))
+        }
+        try context.stdout.write(try DockerCredentialProtocol.list(entries(profiles, warn: context.stderr.line)))
+        return .success
+    }
+
+    /// `list`'s entries, `{URL: user name}`, for every binding of `profiles` (in order); a URL two profiles serve is
+    /// listed for the first, with a warning. The one rule of the local answer and the agent's.
+    static func entries(
+        _ profiles: [(name: String, username: String, bindings: [String])], warn: (String) -> Void
+    ) -> [(url: String, username: String)] {
         var entries: [(url: String, username: String)] = []
         var owners: [String: String] = [:]
-        for record in records {
-            for binding in record.profile.bindings {
-                let url = binding.description
+        for profile in profiles {
+            for url in profile.bindings {
                 if let owner = owners[url] {
-                    if owner != record.name {
-                        context.stderr.line(
-                            "device-login: warning: profiles '\(owner)' and '\(record.name)' both serve \(url); "
+                    if owner != profile.name {
+                        warn(
+                            "device-login: warning: profiles '\(owner)' and '\(profile.name)' both serve \(url); "
                                 + "listed for '\(owner)'")
                     }
                     continue
                 }
-                owners[url] = record.name
-                entries.append((url, record.profile.effectiveUsername))
+                owners[url] = profile.name
+                entries.append((url, profile.username))
             }
         }
-        try context.stdout.write(try DockerCredentialProtocol.list(entries))
-        return .success
+        return entries
+    }
+
+    /// `store`'s refusal of a URL no profile serves: device-login keeps no credentials of its own.
+    static func notServed(_ binding: URLBinding) -> (message: String, hint: String) {
+        // The registry only (scheme, host, port): the rest of what Docker sent is not repeated.
+        (
+            "\(name) store: no profile serves that ServerURL (\(binding.origin)), and device-login keeps no"
+                + " credentials of its own",
+            "name device-login only for the registries it serves (credHelpers in ~/.docker/config.json), "
+                + "or bind a profile: device-login login --for \(binding.origin)"
+        )
+    }
+
+    /// What `erase` (docker logout) says for the profile that serves the URL: it signs nothing out.
+    static func logoutNotice(profile: String) -> String {
+        "device-login: docker logout does not sign out of profile '\(profile)' (other tools share it); "
+            + "to sign out: device-login logout --profile \(profile)"
     }
 
     private static func store(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
@@ -132,12 +169,8 @@ enum DockerCredentialCommand {
         let binding = try DockerCredentialProtocol.binding(credentials.serverURL)
         guard let helper = try await HelperSession.open(options, serving: binding, command: name, context: context)
         else {
-            // The registry only (scheme, host, port): the rest of what Docker sent is not repeated.
-            context.report(
-                "\(name) store: no profile serves that ServerURL (\(binding.origin)), and device-login keeps no"
-                    + " credentials of its own",
-                hint: "name device-login only for the registries it serves (credHelpers in ~/.docker/config.json), "
-                    + "or bind a profile: device-login login --for \(binding.origin)")
+            let refusal = notServed(binding)
+            context.report(refusal.message, hint: refusal.hint)
             return .configuration
         }
         context.trace("docker", "store for \(binding): profile '\(helper.profile.name)' serves it; nothing kept")
@@ -148,10 +181,7 @@ enum DockerCredentialCommand {
         let url = try await readServerURL(context)
         guard let helper = try await HelperSession.open(options, serving: url.binding, command: name, context: context)
         else { return .success }
-        let profile = helper.profile.name
-        context.stderr.line(
-            "device-login: docker logout does not sign out of profile '\(profile)' (other tools share it); "
-                + "to sign out: device-login logout --profile \(profile)")
+        context.stderr.line(logoutNotice(profile: helper.profile.name))
         return .success
     }
 }

@@ -62,10 +62,7 @@ enum ExecCommand {
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         let name = try variableName(options.value("env"))
         let command = try commandWords(options)
-        let target = try RequestTarget.read(options, url: "dpop-url", method: "dpop-method", command: "exec")
-        if target != nil, name == proofVariable {
-            throw UsageError("--env cannot be \(proofVariable), which holds the DPoP proof", command: "exec")
-        }
+        let target = try proofTarget(options, variable: name)
         let session = try await HelperSession.open(options, command: "exec", context: context)
         // No secret of device-login's, and only a token and a proof made for this run.
         var environment = ChildEnvironment.forChild(context.environment)
@@ -81,6 +78,24 @@ enum ExecCommand {
             environment[name] = token
         }
         context.trace("exec", "running \(command[0]) with the access token in \(name)")
+        return try await launch(command, environment: environment, context: context)
+    }
+
+    /// The request `--dpop-url` and `--dpop-method` name, for the proof; nil without them.
+    /// - Throws: ``UsageError`` for a target ``RequestTarget`` refuses, or `--env` naming the proof's variable.
+    static func proofTarget(_ options: ParsedOptions, variable name: String) throws -> RequestTarget? {
+        let target = try RequestTarget.read(options, url: "dpop-url", method: "dpop-method", command: "exec")
+        if target != nil, name == proofVariable {
+            throw UsageError("--env cannot be \(proofVariable), which holds the DPoP proof", command: "exec")
+        }
+        return target
+    }
+
+    /// Runs `command` with `environment` on the full path (``ChildLauncher/run(_:environment:)``), and gives its
+    /// exit code: the stored token's run, and the agent's (``AgentLane``).
+    static func launch(_ command: [String], environment: [String: String], context: CLIContext) async throws
+        -> ExitCode
+    {
         do {
             let status = try await ChildLauncher.run(command, environment: environment)
             context.trace("exec", "\(command[0]) ended: exit code \(status.exitCode.rawValue)")
@@ -101,15 +116,16 @@ enum ExecCommand {
             let (token, _) = FastLane.storedToken(options, lifetime: HelperSession.minimumLifetime, process: process),
             (try? BearerToken.check(token, for: "an environment variable")) != nil
         else { return nil }
-        return runOnLane(command, variable: name, token: token, process: process)
+        return runOnLane(command, variables: [name: token], process: process)
     }
 
-    /// Runs `command` with `token` in `variable`, on the lane's thread (the stored token's answer, and the agent's).
-    static func runOnLane(_ command: [String], variable name: String, token: String, process: FastLane.Process)
+    /// Runs `command` with `variables` (the token, and a proof) added to its environment, on the lane's thread (the
+    /// stored token's answer, and the agent's).
+    static func runOnLane(_ command: [String], variables: [String: String], process: FastLane.Process)
         -> FastLane.Answer
     {
         var environment = ChildEnvironment.forChild(process.wholeEnvironment())
-        environment[name] = token
+        environment.merge(variables) { $1 }
         switch ChildLauncher.runOnCallingThread(command, environment: environment) {
         case .success(let status):
             return FastLane.Answer(code: status.exitCode)

@@ -39,9 +39,7 @@ enum GitCredentialCommand {
     )
 
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
-        guard let operation = options.positionals.first else {
-            throw UsageError("give the operation (get, store or erase); git appends it", command: name)
-        }
+        let operation = try operation(options)
         guard ["get", "store", "erase"].contains(operation) else {
             // gitcredentials(7): "If a helper receives any other operation, it should silently ignore the request."
             context.trace("git", "operation '\(operation)' ignored")
@@ -73,6 +71,15 @@ enum GitCredentialCommand {
             try context.stdout.write(try GitCredentialRequest.encode([("quit", "1")]))
             throw needed
         }
+    }
+
+    /// The operation git appended (`get`, `store`, `erase`, or another, which is ignored).
+    /// - Throws: ``UsageError`` when there is none.
+    static func operation(_ options: ParsedOptions) throws -> String {
+        guard let operation = options.positionals.first else {
+            throw UsageError("give the operation (get, store or erase); git appends it", command: name)
+        }
+        return operation
     }
 
     /// `get`: the answer for the profile that serves `url`.

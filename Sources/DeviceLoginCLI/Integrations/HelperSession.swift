@@ -151,9 +151,14 @@ struct HelperSession: Sendable {
     /// - Throws: ``DeviceLoginError`` with code ``DeviceLoginError/Code/configuration`` (exit 78).
     func requireDPoP(for what: String) throws {
         guard !profile.usesDPoP else { return }
-        throw DeviceLoginError(
+        throw Self.notDPoP(profile: profile.name, for: what)
+    }
+
+    /// The refusal of ``requireDPoP(for:)``, for profile `profile` (the agent's lane gives it too).
+    static func notDPoP(profile: String, for what: String) -> DeviceLoginError {
+        DeviceLoginError(
             .configuration,
-            "profile '\(profile.name)' does not use DPoP: its tokens are Bearer tokens, and \(what) would prove nothing",
+            "profile '\(profile)' does not use DPoP: its tokens are Bearer tokens, and \(what) would prove nothing",
             hint: "sign in with DPoP: device-login login --dpop"
         )
     }

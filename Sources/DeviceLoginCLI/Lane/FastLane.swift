@@ -98,8 +98,8 @@ enum FastLane {
     {
         var environment: [String: String] = [:]
         for option in spec.options {
-            if let value = process.environment(option.environmentVariable) {
-                environment[option.environmentVariable] = value
+            if let variable = option.environmentVariable, let value = process.environment(variable) {
+                environment[variable] = value
             }
         }
         let parsed = Result<ParsedOptions, any Error> {

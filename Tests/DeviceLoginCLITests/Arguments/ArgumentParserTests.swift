@@ -43,6 +43,37 @@ struct ArgumentParserTests {
         #expect(throws: UsageError(message, command: "login")) { try parse(words) }
     }
 
+    @Test("a one-letter form stands for its option; a command-line-only option reads no variable")
+    func shortFormAndCommandLineOnly() throws {
+        let table: [OptionSpec] = [
+            OptionSpec.value("socket", "PATH", "s").short("a").commandLineOnly(), .flag("foreground", "f"),
+        ]
+        let parsed = try ArgumentParser.parse(["-a", "/run/a.sock"], options: table, command: "agent")
+        #expect(parsed.value("socket") == "/run/a.sock")
+        #expect(throws: UsageError.self) {
+            try ArgumentParser.parse(["-a", "/x", "--socket", "/y"], options: table, command: "agent")
+        }
+        #expect(throws: UsageError.self) { try ArgumentParser.parse(["-f"], options: table, command: "agent") }
+        let environment = ["DEVICE_LOGIN_SOCKET": "/env.sock", "DEVICE_LOGIN_FOREGROUND": "1"]
+        let fromEnvironment = try ArgumentParser.parse([], options: table, command: "agent", environment: environment)
+        #expect(!fromEnvironment.has("socket") && fromEnvironment.flag("foreground"))
+        #expect(table[0].environmentVariable == nil && table[1].environmentVariable == "DEVICE_LOGIN_FOREGROUND")
+        #expect(table[0].spellings == ["-a", "--socket"] && table[0].helpSynopsis == "-a, --socket PATH")
+        // After --, a word such as -a is the command's.
+        let after = try ArgumentParser.parse(["--", "-a"], options: table, command: "agent", maximumPositionals: 1)
+        #expect(after.positionals == ["-a"] && !after.has("socket"))
+    }
+
+    @Test("agent --socket: -a, and never from DEVICE_LOGIN_AGENT_SOCK (the helpers' variable) or another")
+    func agentSocketOption() throws {
+        let socket = try #require(AgentCommand.spec.options.first { $0.name == "socket" })
+        #expect(socket.shortName == "a" && socket.environmentVariable == nil)
+        let parsed = try ArgumentParser.parse(
+            [], options: AgentCommand.spec.options, command: "agent",
+            environment: ["DEVICE_LOGIN_AGENT_SOCK": "/a.sock", "DEVICE_LOGIN_SOCKET": "/b.sock"])
+        #expect(!parsed.has("socket"))
+    }
+
     @Test("-- ends options; a value may start with a dash")
     func doubleDash() throws {
         let parsed = try parse(["--issuer", "-weird", "--", "--json"], positionals: 1)

@@ -40,7 +40,7 @@ struct ChildEnvironmentTests {
         for command in CLI.commands {
             for option in command.options where ["SECRET", "NAME:VALUE", "TOKEN"].contains(option.valueName ?? "") {
                 #expect(
-                    ChildEnvironment.secretVariables.contains(option.environmentVariable),
+                    ChildEnvironment.secretVariables.contains(OptionSpec.environmentVariable(option.name)),
                     "\(command.name) --\(option.name)")
             }
         }

@@ -25,6 +25,30 @@ struct AgentReplyTests {
         }
     }
 
+    @Test("a DPoP token with its proof, erase's answer and list's profiles are read back the same")
+    func newReplies() throws {
+        let proven = AgentReply.token(
+            AgentReply.Token(
+                profile: "api", accessToken: "at", tokenType: "DPoP", expiresAt: nil, username: nil, proof: "p.r.f"))
+        #expect(
+            proven.line
+                == #"{"v":1,"ok":true,"profile":"api","access_token":"at","token_type":"DPoP","dpop_proof":"p.r.f"}"#
+                + "\n")
+        let listed = AgentReply.profiles([
+            AgentReply.Listed(name: "work", username: "alice", bindings: ["https://git.example.test/team"]),
+            AgentReply.Listed(name: "default", username: nil, bindings: []),
+        ])
+        for reply in [proven, .erased(true), .erased(false), listed, .profiles([])] {
+            #expect(try Self.read(String(reply.line.dropLast())).get() == reply)
+        }
+        #expect(
+            Self.read(#"{"v":1,"ok":true,"profiles":[{"name":"a"}]}"#)
+                == .failure(AgentProtocolError("a listed profile lacks its name or bindings")))
+        #expect(
+            Self.read(#"{"v":1,"ok":true,"profiles":[{"name":"a","bindings":[1]}]}"#)
+                == .failure(AgentProtocolError("a binding is not a string")))
+    }
+
     @Test("a message is sanitised where it is written: no escape reaches the helper's terminal")
     func sanitised() throws {
         let reply = AgentReply.failure(

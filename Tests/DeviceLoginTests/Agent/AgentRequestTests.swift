@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import DeviceLogin
@@ -69,6 +70,44 @@ struct AgentRequestTests {
             request.line == #"{"v":1,"op":"token","profile":"work","url":"https://git.example.test/team","min_ttl":60}"#
                 + "\n")
         #expect(try Self.read(String(request.line.dropLast())).get() == request)
+    }
+
+    @Test("dpop, erase and list are read, written and read back the same")
+    func operations() throws {
+        let dpop = try Self.read(
+            #"{"v":1,"op":"dpop","profile":"api","htm":"post","htu":"https://api.example.test/v1?q=1","nonce":"n-1"}"#
+        ).get()
+        let url = try #require(URL(string: "https://api.example.test/v1?q=1"))
+        #expect(dpop.operation == .proof(method: "POST", url: url, nonce: "n-1") && dpop.profile == "api")
+        #expect(
+            try Self.read(#"{"v":1,"op":"dpop","htu":"https://api.example.test/"}"#).get().operation
+                == .proof(method: "GET", url: try #require(URL(string: "https://api.example.test/")), nonce: nil))
+        let erase = try Self.read(#"{"v":1,"op":"erase","url":"https://git.example.test/team","access_token":"at"}"#)
+            .get()
+        let team = try URLBinding("https://git.example.test/team")
+        #expect(erase.operation == .erase(accessToken: "at") && erase.url == team)
+        #expect(try Self.read(#"{"v":1,"op":"list"}"#).get().operation == .list)
+        for request in [dpop, erase, AgentRequest(profile: nil, url: nil, minimumLifetime: 0, operation: .list)] {
+            #expect(try Self.read(String(request.line.dropLast())).get() == request)
+        }
+    }
+
+    @Test(
+        "a dpop or erase request out of bounds is refused",
+        arguments: [
+            (#"{"v":1,"op":"dpop"}"#, "invalid htu"),
+            (#"{"v":1,"op":"dpop","htu":"ftp://x/"}"#, "invalid htu"),
+            (#"{"v":1,"op":"dpop","htu":"https://x/a b"}"#, "invalid htu"),
+            (#"{"v":1,"op":"dpop","htu":7}"#, "htu is not a string"),
+            (#"{"v":1,"op":"dpop","htu":"https://x/","htm":"GE T"}"#, "invalid htm"),
+            (#"{"v":1,"op":"dpop","htu":"https://x/","htm":""}"#, "invalid htm"),
+            (#"{"v":1,"op":"dpop","htu":"https://x/","nonce":"a\"b"}"#, "invalid nonce"),
+            (#"{"v":1,"op":"dpop","htu":"https://x/","nonce":""}"#, "invalid nonce"),
+            (#"{"v":1,"op":"erase"}"#, "erase lacks access_token"),
+            (#"{"v":1,"op":"erase","access_token":""}"#, "erase lacks access_token"),
+        ])
+    func refusesOperations(line: String, reason: String) {
+        #expect(Self.read(line) == .failure(AgentProtocolError(reason)))
     }
 
     typealias Held = (name: String, bindings: [URLBinding], allowInsecureHTTP: Bool)
