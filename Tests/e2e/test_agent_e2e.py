@@ -9,7 +9,8 @@ Authlib server and served by an agent over its socket, the "remote" one empty.
 - A malformed or oversized request closes that connection only: another open connection is still answered.
 - `--lifetime`: after it, the agent has forgotten its tokens and the helpers are told to sign in.
 - `--confirm`: a confirm command's exit 0 gives the token, another refuses it (exit 77 at the helper); with no
-  terminal and no command, nobody can answer and every request is refused.
+  terminal the askpass program (SSH_ASKPASS) is asked the same way; with no terminal, no askpass and no command,
+  nobody can answer and every request is refused, which a background agent says when it starts.
 - Without `--foreground` the agent goes on in the background, as ssh-agent: its two lines printed, the command
   ended, the agent (at the PID it printed) serving, at the address `-a` gave (no variable names it).
 - Stdout closed or `--verbose`: the full path asks the agent too, and the local home (another sign-in) is untouched.
@@ -48,12 +49,15 @@ STARTUP_TIMEOUT = 20
 class Agent:
     """A started `device-login agent` serving `home`, listening at `socket_path`."""
 
-    def __init__(self, home, socket_path, *options):
+    def __init__(self, home, socket_path, *options, environment=None):
         self.socket_path = socket_path
+        # No askpass program unless the test gives one: nobody to ask is the default.
+        env = {k: v for k, v in cli_environment(home).items() if k not in ("SSH_ASKPASS", "DEVICE_LOGIN_ASKPASS")}
+        env.update(environment or {})
         self.process = subprocess.Popen(
             [str(binary_path()), "agent", "--foreground", "--socket", str(socket_path), *options],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-            env=cli_environment(home), start_new_session=True)  # no controlling terminal: nobody at the agent
+            env=env, start_new_session=True)  # no controlling terminal: nobody at the agent
         line = self.process.stdout.readline()
         assert line == f"DEVICE_LOGIN_AGENT_SOCK={socket_path}; export DEVICE_LOGIN_AGENT_SOCK;\n", (
             line + self.process.stderr.read())
@@ -73,8 +77,8 @@ def hosts(tmp_path):
     remote = make_home(tmp_path / "remote")
     agents = []
 
-    def start(*options):
-        agent = Agent(laptop, tmp_path / "run" / f"agent{len(agents)}.sock", *options)
+    def start(*options, environment=None):
+        agent = Agent(laptop, tmp_path / "run" / f"agent{len(agents)}.sock", *options, environment=environment)
         agents.append(agent)
         return agent
 
@@ -347,6 +351,31 @@ def test_confirm_command_approves_or_refuses_each_use(server, hosts, tmp_path):
     assert all(isinstance(q["pid"], int) and q["pid"] > 0 for q in questions)
 
 
+def test_confirm_without_a_terminal_asks_the_askpass_program(server, hosts, tmp_path):
+    """As ssh-agent confirms a key added with `ssh-add -c`: SSH_ASKPASS with the question as its argument and
+    SSH_ASKPASS_PROMPT=confirm; exit 0 gives the token, another refuses it."""
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    asked = tmp_path / "asked.txt"
+    verdict = tmp_path / "verdict"
+    verdict.write_text("0")
+    askpass = tmp_path / "askpass"
+    askpass.write_text(f'#!/bin/sh\nprintf "%s|%s\\n" "$SSH_ASKPASS_PROMPT" "$1" >> {asked}\nexit "$(cat {verdict})"\n')
+    askpass.chmod(0o755)
+    agent = start("--confirm", environment={"SSH_ASKPASS": str(askpass)})
+    given = remote_run(remote, agent.socket_path, "token")
+    assert given.returncode == 0 and token_is_accepted(server, given.stdout.decode().strip())
+    verdict.write_text("1")
+    refused = remote_run(remote, agent.socket_path, "token")
+    assert refused.returncode == 77 and refused.stdout == b""
+    questions = asked.read_text().splitlines()
+    assert len(questions) == 2
+    for question in questions:
+        prompt, text = question.split("|", 1)
+        assert prompt == "confirm"
+        assert text.startswith("device-login agent: give an access token of profile 'default' to process ")
+
+
 def test_confirm_with_nobody_to_ask_refuses(server, hosts):
     laptop, remote, start = hosts
     sign_in(server, laptop)
@@ -381,6 +410,20 @@ def test_without_foreground_the_agent_goes_on_in_the_background(server, tmp_path
     while socket_path.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not socket_path.exists()
+
+
+def test_confirm_in_the_background_without_askpass_warns_at_start(tmp_path):
+    """A background agent has no terminal: with --confirm and no askpass program every token would be refused, so
+    it says so when it starts, not at the first refusal."""
+    home = make_home(tmp_path / "laptop")
+    socket_path = tmp_path / "run" / "agent.sock"
+    env = {k: v for k, v in cli_environment(home).items() if k not in ("SSH_ASKPASS", "DEVICE_LOGIN_ASKPASS")}
+    started = subprocess.run([str(binary_path()), "agent", "--confirm", "-a", str(socket_path)], capture_output=True,
+                             timeout=30, text=True, env=env)
+    assert started.returncode == 0, started.stderr
+    pid = int(started.stdout.splitlines()[1].split(";")[0].split("=")[1])
+    os.kill(pid, signal.SIGTERM)
+    assert "--confirm in the background has no terminal to ask on and no askpass program" in started.stderr
 
 
 def claims(jwt):

@@ -30,7 +30,8 @@ enum AgentCommand {
                 "Forget every token after this long (such as 90s, 15m or 8h); the helpers are then told to sign in."),
             .flag(
                 "confirm",
-                "Ask on this terminal before each use of a token (y to give it); refused when nobody can answer."),
+                "Ask on this terminal before each use of a token (y to give it); without one, the askpass program"
+                    + " (DEVICE_LOGIN_ASKPASS, else SSH_ASKPASS); refused when nobody can answer."),
             .value(
                 "confirm-command", "CMD",
                 "Ask CMD instead (through /bin/sh -c; the request as a JSON line on its stdin): exit 0 gives the"
@@ -64,6 +65,14 @@ enum AgentCommand {
     @Sendable static func run(_ options: ParsedOptions, _ context: CLIContext) async throws -> ExitCode {
         let lifetime = try DurationOption.read(options, "lifetime", range: lifetimeRange, command: "agent")
         guard options.flag("foreground") else {
+            if options.flag("confirm"), !options.has("confirm-command"),
+                AgentConfirmation.askpass(context.environment) == nil
+            {
+                context.stderr.line(
+                    "device-login agent: warning: --confirm in the background has no terminal to ask on and no askpass"
+                        + " program (SSH_ASKPASS or DEVICE_LOGIN_ASKPASS): every token will be refused; use"
+                        + " --confirm-command CMD, set SSH_ASKPASS, or run with --foreground at a terminal")
+            }
             try context.stdout.write(try await background(options.arguments, environment: context.environment))
             return .success
         }

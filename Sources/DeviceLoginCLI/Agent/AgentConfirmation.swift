@@ -11,8 +11,11 @@ import Musl
 /// With `--confirm-command CMD` the question goes to `CMD` (through `/bin/sh -c`, ``NotifyHook``'s way: a time limit,
 /// its own process group, no secret in its environment) with one JSON line on its stdin and
 /// `DEVICE_LOGIN_AGENT_PROFILE`, `DEVICE_LOGIN_AGENT_PEER_PID` in its environment; exit 0 approves. Otherwise it is
-/// asked on the agent's controlling terminal (`/dev/tty`), answered with `y`. Nobody to ask — no terminal, a command
-/// that fails or does not end within ``limit`` — is a refusal.
+/// asked on the agent's controlling terminal (`/dev/tty`), answered with `y`; and an agent with no terminal (in the
+/// background, as ssh-agent always is) asks the askpass program, as ssh-agent confirms a key added with `ssh-add -c`:
+/// `DEVICE_LOGIN_ASKPASS`, else `SSH_ASKPASS`, run with the question as its one argument and
+/// `SSH_ASKPASS_PROMPT=confirm`, exit 0 approving. Nobody to ask — no terminal and no askpass, a command that fails or
+/// does not end within ``limit`` — is a refusal.
 actor AgentConfirmation {
     /// How long a question waits: less than a helper waits for its reply (``AgentClient/replySeconds``).
     static let limit = Duration.seconds(20)
@@ -51,9 +54,23 @@ actor AgentConfirmation {
                 let hook = NotifyHook(command: command, limit: Self.limit, clock: clock)
                 return await hook.run(input: line.object + "\n", environment: childEnvironment) == .exited(0)
             }
-            let prompt =
+            let question =
                 "device-login agent: give an access token of profile '\(TerminalText.clean(profile))' to process"
-                + " \(pid) (\(TerminalText.clean(program ?? "?"))? [y/N] "
+                + " \(pid) (\(TerminalText.clean(program ?? "?")))?"
+            if !Self.hasTerminal(), let askpass = Self.askpass(environment) {
+                var childEnvironment = environment
+                childEnvironment["SSH_ASKPASS_PROMPT"] = "confirm"
+                childEnvironment["DEVICE_LOGIN_ASKPASS_PROGRAM"] = askpass
+                childEnvironment["DEVICE_LOGIN_AGENT_QUESTION"] = question
+                childEnvironment["DEVICE_LOGIN_AGENT_PROFILE"] = profile
+                childEnvironment["DEVICE_LOGIN_AGENT_PEER_PID"] = String(pid)
+                // The program and the question go through the environment: nothing of either is shell syntax.
+                let hook = NotifyHook(
+                    command: "exec \"$DEVICE_LOGIN_ASKPASS_PROGRAM\" \"$DEVICE_LOGIN_AGENT_QUESTION\"",
+                    limit: Self.limit, clock: clock)
+                return await hook.run(input: "", environment: childEnvironment) == .exited(0)
+            }
+            let prompt = question + " [y/N] "
             return await withCheckedContinuation { continuation in
                 let started = DedicatedThread.start {
                     continuation.resume(
@@ -64,6 +81,23 @@ actor AgentConfirmation {
         }
         last = question
         return await question.value
+    }
+
+    /// The askpass program that confirms when the agent has no terminal: `DEVICE_LOGIN_ASKPASS`, else
+    /// `SSH_ASKPASS` (ssh-agent's), when set and not empty.
+    static func askpass(_ environment: [String: String]) -> String? {
+        for name in ["DEVICE_LOGIN_ASKPASS", "SSH_ASKPASS"] {
+            if let program = environment[name], !program.isEmpty { return program }
+        }
+        return nil
+    }
+
+    /// Whether this process has a controlling terminal to ask on.
+    static func hasTerminal() -> Bool {
+        let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard terminal >= 0 else { return false }
+        close(terminal)
+        return true
     }
 
     /// The short name of process `pid` (`/proc/PID/comm`), when it can be read.
