@@ -151,9 +151,8 @@ struct MockServerState {
 
     // MARK: - Requests
 
-    /// Answers one request arriving at `time`, and records it.
-    mutating func process(_ request: HTTPRequest, at time: Duration) -> Reply {
-        let incoming = Incoming(request, at: time)
+    /// Answers one request, read as `incoming`, and records it.
+    mutating func process(_ incoming: Incoming) -> Reply {
         let endpoint = layout.endpoint(for: incoming.path, paths: configuration.paths)
         proofCheck = nil
         var reply: Reply
