@@ -39,7 +39,7 @@ struct BenchmarkOptions: Sendable, Equatable {
         mock counted, with PASS/FAIL per goal.
 
         Counted goals (the machine's load does not move them): every flow succeeds, no violation, every flow makes
-        exactly 1 + K + 1 requests, and at most 6.0 kB of heap per flow (judged from 1000 flows on).
+        exactly 1 + K + 1 requests, and at most 4.5 kB of heap per flow (judged from 1000 flows on).
         Timed goals (they move with the load): wall time at most 1.1x the floor, peak RSS at most 50 MB, and its
         growth at most 4 kB per flow (judged from 10000 flows on).
 

@@ -162,11 +162,12 @@ public struct DeviceFlow: Sendable {
         }
     }
 
-    // Frame sizes. A flow keeps the async frames of run → pollForToken → poll for as long as it polls, and the
-    // runtime hands them out in slabs of about 1 KB, so a few bytes more can cost a whole slab per flow. Each
-    // out-of-line helper below (`@inline(never)`) was measured with device-login-bench — 10,000 flows, release
-    // build, 89.5 MB peak RSS and 7.0 kB per flow with all of them — and is kept for the figure named beside it;
-    // the loop itself is written plainly. The benchmark's per-flow goal catches a change that bloats the frames.
+    // Frame sizes. A flow keeps the async frames of run → poll for as long as it polls, and the runtime hands them
+    // out in slabs of 1,016 bytes that the task keeps until it ends, so a few bytes more in the deepest chain (the
+    // polling loop and the sleep below it) can cost a whole slab per flow. Each out-of-line helper below
+    // (`@inline(never)`) was measured with device-login-bench — 10,000 flows, release build — and is kept for the
+    // figure named beside it; the loop itself is written plainly. The benchmark's heap-per-flow goal (CI's budget)
+    // catches a change that bloats the frames.
     //
     // pollForToken: without @inline(never), run() takes it in: +10 MB, +1.0 kB per flow.
     /// Polls the token endpoint until the user approves, denies, or the code expires (RFC 8628 §3.4–3.5).
@@ -188,11 +189,7 @@ public struct DeviceFlow: Sendable {
         _ authorization: DeviceAuthorization,
         onEvent: @Sendable (DeviceFlowEvent) -> Void = { _ in }
     ) async throws -> TokenResponse {
-        do {
-            return try await poll(authorization, onEvent: onEvent)
-        } catch {
-            throw Self.reportFailure(error, onEvent: onEvent)
-        }
+        try await poll(start(authorization), onEvent: onEvent)
     }
 
     /// Reports ``DeviceFlowEvent/failed(_:)`` for a ``DeviceLoginError`` and returns `error` to be rethrown
@@ -211,44 +208,61 @@ public struct DeviceFlow: Sendable {
     /// - Returns: The token response.
     /// - Throws: As ``requestAuthorization()`` and ``pollForToken(_:onEvent:)``.
     public func run(onEvent: @Sendable (DeviceFlowEvent) -> Void = { _ in }) async throws -> TokenResponse {
-        let authorization = try await requestAuthorization()
-        Self.announce(authorization, onEvent: onEvent)
-        return try await pollForToken(authorization, onEvent: onEvent)
+        try await poll(authorize(onEvent: onEvent), onEvent: onEvent)
     }
 
-    /// Reports ``DeviceFlowEvent/authorizationReceived(_:)``: out of line, so that the event (the size of an
-    /// authorization) takes no slot in ``run(onEvent:)``'s async frame.
+    /// Requests the authorization, reports it and returns where polling starts.
+    ///
+    /// The authorization itself lives only in ``started(by:onEvent:)``, out of line: in an async frame it would take
+    /// a slot of some 200 bytes under the request's `await`, and a third allocator slab per flow (device-login-bench:
+    /// 1 kB per flow), and its strings would stay alive while the flow waits, which needs only the poll's request.
     @inline(never)
-    private static func announce(_ authorization: DeviceAuthorization, onEvent: @Sendable (DeviceFlowEvent) -> Void) {
-        onEvent(.authorizationReceived(authorization))
+    private func authorize(onEvent: @Sendable (DeviceFlowEvent) -> Void) async throws -> Polling {
+        let response = try await send(try authorizationRequest(), while: "the device authorization request")
+        return try started(by: response, onEvent: onEvent)
     }
 
-    /// The polling loop, a thin shell around ``PollScheduler``: sleep, send, decide.
+    /// The authorization read from `response` (``authorization(from:)``), reported as
+    /// ``DeviceFlowEvent/authorizationReceived(_:)``, and where polling it starts.
+    @inline(never)
+    private func started(by response: HTTPResponse, onEvent: @Sendable (DeviceFlowEvent) -> Void) throws -> Polling {
+        let authorization = try authorization(from: response)
+        onEvent(.authorizationReceived(authorization))
+        return start(authorization)
+    }
+
+    /// The polling loop, a thin shell around ``PollScheduler``: sleep, send, decide; a ``DeviceLoginError`` that ends
+    /// it is reported as ``DeviceFlowEvent/failed(_:)`` before it is thrown.
     ///
     /// Everything between the awaits is out of line (``finish(_:onEvent:)``, ``announcePoll(_:onEvent:)``,
     /// ``sendPoll(_:)``, ``decide(after:state:onEvent:)``): the frame keeps only the request, the state and the
-    /// decision, for as long as the flow waits.
+    /// decision, for as long as the flow waits. The failure is reported here rather than in a wrapper: one frame
+    /// fewer under every sleep.
+    @inline(never)
     private func poll(
-        _ authorization: DeviceAuthorization, onEvent: @Sendable (DeviceFlowEvent) -> Void
+        _ polling: Polling, onEvent: @Sendable (DeviceFlowEvent) -> Void
     ) async throws -> TokenResponse {
-        var (request, state, decision) = start(authorization)
-        while true {
-            let delay: Duration
-            switch decision {
-            case .poll(let after):
-                delay = after
-            case .expire(let after):
-                try await clock.sleep(for: after)
-                throw Self.expired()
-            case .finish, .fail:
-                return try Self.finish(decision, onEvent: onEvent)
+        do {
+            while true {
+                let delay: Duration
+                switch polling.decision {
+                case .poll(let after):
+                    delay = after
+                case .expire(let after):
+                    try await clock.sleep(for: after)
+                    throw Self.expired()
+                case .finish, .fail:
+                    return try Self.finish(polling.decision, onEvent: onEvent)
+                }
+                try await clock.sleep(for: delay)
+                try Task.checkCancellation()
+                announcePoll(&polling.state, onEvent: onEvent)
+                let reply = try await sendPoll(&polling.request)
+                try Task.checkCancellation()
+                polling.decision = decide(after: reply, state: &polling.state, onEvent: onEvent)
             }
-            try await clock.sleep(for: delay)
-            try Task.checkCancellation()
-            announcePoll(&state, onEvent: onEvent)
-            let reply = try await sendPoll(&request)
-            try Task.checkCancellation()
-            decision = decide(after: reply, state: &state, onEvent: onEvent)
+        } catch {
+            throw Self.reportFailure(error, onEvent: onEvent)
         }
     }
 
@@ -295,14 +309,29 @@ public struct DeviceFlow: Sendable {
         DeviceLoginError.codeExpired(oauthError: nil)
     }
 
+    /// Where polling stands: the token request every poll sends (RFC 8628 §3.4), the state and the next step.
+    ///
+    /// A box that only the polling task holds, for the frame sizes: as a value (120 bytes) it took a slot in `run`'s
+    /// frame, in the authorization's and in the loop's, and the chain of frames under a waiting flow's sleep needed
+    /// a third allocator slab (device-login-bench: 1 kB per flow); boxed, each frame keeps one reference.
+    final class Polling {
+        var request: HTTPRequest
+        var state: PollScheduler.State
+        var decision: PollScheduler.Decision
+
+        init(request: HTTPRequest, state: PollScheduler.State, decision: PollScheduler.Decision) {
+            self.request = request
+            self.state = state
+            self.decision = decision
+        }
+    }
+
     /// The token request every poll sends (RFC 8628 §3.4), the first state and the first step: wait one interval.
     ///
     /// Out of line for the frame size: inline in ``poll(_:onEvent:)``, it costs +8.5 MB, +0.8 kB per flow in
     /// device-login-bench.
     @inline(never)
-    private func start(
-        _ authorization: DeviceAuthorization
-    ) -> (HTTPRequest, PollScheduler.State, PollScheduler.Decision) {
+    private func start(_ authorization: DeviceAuthorization) -> Polling {
         let message = DeviceAccessTokenRequest(
             deviceCode: authorization.response.deviceCode, resources: client.resources
         )
@@ -311,7 +340,7 @@ public struct DeviceFlow: Sendable {
             let state = PollScheduler.State(
                 interval: authorization.initialInterval, deadline: authorization.deadlineElapsed
             )
-            return (request, state, PollScheduler.start(state, now: clock.elapsed()))
+            return Polling(request: request, state: state, decision: PollScheduler.start(state, now: clock.elapsed()))
         }
         // Resumed: the saved interval (slow_down kept), failures and attempts; times placed by `receivedAt`.
         let received = authorization.receivedAtElapsed
@@ -323,9 +352,9 @@ public struct DeviceFlow: Sendable {
             received
             + Self.duration(from: authorization.receivedAt, to: progress.lastPollAt ?? authorization.receivedAt)
         let notBefore = received + Self.duration(from: authorization.receivedAt, to: progress.notBefore)
-        return (
-            request, state,
-            PollScheduler.resume(state, lastContact: lastContact, notBefore: notBefore, now: clock.elapsed())
+        return Polling(
+            request: request, state: state,
+            decision: PollScheduler.resume(state, lastContact: lastContact, notBefore: notBefore, now: clock.elapsed())
         )
     }
 

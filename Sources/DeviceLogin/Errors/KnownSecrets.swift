@@ -78,14 +78,17 @@ public struct KnownSecrets: Sendable {
     mutating func remember(_ value: String?) {
         guard let value, value.count >= Self.minimumScrubbedLength else { return }
         if values.last == value { return }
-        if let index = values.firstIndex(of: value) {
+        let bytes = Array(value.utf8)
+        let key = Self.prefix(bytes, at: 0)
+        // Known already: only then search the list (a process of many flows remembers a new device code per flow, and
+        // a search of all 256 values for each cost more than the flow's own requests).
+        if byPrefix[key]?.contains(bytes) == true, let index = values.firstIndex(of: value) {
             values.remove(at: index)
             values.append(value)
             return
         }
         values.append(value)
-        let bytes = Array(value.utf8)
-        byPrefix[Self.prefix(bytes, at: 0), default: []].append(bytes)
+        byPrefix[key, default: []].append(bytes)
         while values.count > capacity {
             forget(values.removeFirst())
         }

@@ -47,8 +47,7 @@ struct HostName: Sendable, Hashable {
         guard scalarCount <= Self.maximumLength else { throw .tooLong(scalarCount) }
         var labels: [String] = []
         var internationalized = false
-        let dots: Set<Unicode.Scalar> = [".", "\u{3002}", "\u{FF0E}", "\u{FF61}"]
-        for label in host.unicodeScalars.split(omittingEmptySubsequences: false, whereSeparator: dots.contains) {
+        for label in host.unicodeScalars.split(omittingEmptySubsequences: false, whereSeparator: Self.isDot) {
             let lowered = String(String.UnicodeScalarView(label)).lowercased()
             let encoded: String
             if lowered.unicodeScalars.allSatisfy(\.isASCII) {
@@ -67,6 +66,14 @@ struct HostName: Sendable, Hashable {
         let last = labels.last ?? ""
         let numeric = !last.isEmpty && last.utf8.allSatisfy { (0x30...0x39).contains($0) }
         self.init(ascii: ascii, isInternationalized: internationalized, isIPLiteral: numeric)
+    }
+
+    /// Whether `scalar` separates labels: the full stop, and the ideographic ones IDNA reads as it.
+    private static func isDot(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case ".", "\u{3002}", "\u{FF0E}", "\u{FF61}": return true
+        default: return false
+        }
     }
 
     private init(ascii: String, isInternationalized: Bool, isIPLiteral: Bool) {

@@ -19,32 +19,42 @@ struct URIHostSpan: Sendable, Hashable {
     /// - Returns: nil when `uri` has no `scheme://` start (RFC 3986 §3.1: a letter, then letters, digits, `+`, `-`,
     ///   `.`).
     init?(_ uri: String) {
-        let scalars = uri.unicodeScalars
-        guard let colon = scalars.firstIndex(of: ":"), colon > scalars.startIndex else { return nil }
-        let scheme = scalars[..<colon]
-        guard let first = scheme.first, first.isASCIILetter,
-            scheme.allSatisfy({ $0.isASCIILetter || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) })
-        else { return nil }
-        let afterColon = scalars[scalars.index(after: colon)...]
-        guard afterColon.starts(with: "//".unicodeScalars) else { return nil }
-        let authorityStart = scalars.index(colon, offsetBy: 3)
-        let authorityEnd =
-            scalars[authorityStart...].firstIndex { "/?#".unicodeScalars.contains($0) } ?? scalars.endIndex
-        let authority = scalars[authorityStart..<authorityEnd]
-        let hostStart = authority.lastIndex(of: "@").map { scalars.index(after: $0) } ?? authorityStart
-        let hostAndPort = scalars[hostStart..<authorityEnd]
-        let hostEnd: String.Index
-        if hostAndPort.first == "[" {
-            hostEnd = hostAndPort.firstIndex(of: "]").map { scalars.index(after: $0) } ?? authorityEnd
-        } else {
-            hostEnd = hostAndPort.firstIndex(of: ":") ?? authorityEnd
+        // On the UTF-8 bytes: every delimiter is ASCII, and an ASCII byte is always a whole scalar, so the cuts fall
+        // where the scalars' would (this runs for every authorization a flow receives).
+        let bytes = uri.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex else { return nil }
+        let scheme = bytes[..<colon]
+        guard let first = scheme.first, Self.isASCIILetter(first), scheme.allSatisfy(Self.isSchemeByte) else {
+            return nil
         }
-        prefix = String(String.UnicodeScalarView(scalars[..<hostStart]))
-        host = String(String.UnicodeScalarView(scalars[hostStart..<hostEnd]))
-        suffix = String(String.UnicodeScalarView(scalars[hostEnd...]))
+        guard bytes[bytes.index(after: colon)...].starts(with: "//".utf8) else { return nil }
+        let authorityStart = bytes.index(colon, offsetBy: 3)
+        let authorityEnd =
+            bytes[authorityStart...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            } ?? bytes.endIndex
+        let authority = bytes[authorityStart..<authorityEnd]
+        let hostStart = authority.lastIndex(of: UInt8(ascii: "@")).map { bytes.index(after: $0) } ?? authorityStart
+        let hostAndPort = bytes[hostStart..<authorityEnd]
+        let hostEnd: String.Index
+        if hostAndPort.first == UInt8(ascii: "[") {
+            hostEnd = hostAndPort.firstIndex(of: UInt8(ascii: "]")).map { bytes.index(after: $0) } ?? authorityEnd
+        } else {
+            hostEnd = hostAndPort.firstIndex(of: UInt8(ascii: ":")) ?? authorityEnd
+        }
+        // Cut as scalars: a String's own subscript would move a cut to a Character's start.
+        prefix = String(Substring(uri.unicodeScalars[..<hostStart]))
+        host = String(Substring(uri.unicodeScalars[hostStart..<hostEnd]))
+        suffix = String(Substring(uri.unicodeScalars[hostEnd...]))
     }
-}
 
-extension Unicode.Scalar {
-    fileprivate var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    /// RFC 3986 §3.1: `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.
+    private static func isSchemeByte(_ byte: UInt8) -> Bool {
+        isASCIILetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+")
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+    }
 }

@@ -39,7 +39,7 @@ public struct HTTPRequest: Sendable, Hashable {
 
     /// The value of the first header with this name (case-insensitive), if any.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { $0.hasName(name) }?.value
     }
 
     /// The body as UTF-8 text, or an empty string when there is none.
@@ -59,6 +59,24 @@ public struct HTTPHeader: Sendable, Hashable {
     public init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
+    }
+}
+
+extension HTTPHeader {
+    /// Whether the field's name is `name` in any case: what comparing both `lowercased()` says, without making two
+    /// strings for every field looked at when both names are ASCII, as field names are (every response's
+    /// `Content-Type` is looked up this way).
+    func hasName(_ name: String) -> Bool {
+        let (own, other) = (self.name.utf8, name.utf8)
+        guard own.allSatisfy({ $0 < 0x80 }), other.allSatisfy({ $0 < 0x80 }) else {
+            return self.name.lowercased() == name.lowercased()
+        }
+        return own.count == other.count && zip(own, other).allSatisfy { Self.lower($0) == Self.lower($1) }
+    }
+
+    /// An ASCII byte in lower case.
+    private static func lower(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 }
 

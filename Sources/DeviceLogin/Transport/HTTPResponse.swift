@@ -22,12 +22,14 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// The value of the first header with this name (case-insensitive), if any.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { $0.hasName(name) }?.value
     }
 
     /// The media type of the body without parameters, lower-cased (`application/json`), if given.
     public var mediaType: String? {
         guard let value = header("Content-Type") else { return nil }
+        // The usual answer, read without the `Character` work below (every poll's answer is read here).
+        if value == "application/json" { return value }
         let type = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value
         return type.trimmed().lowercased()
     }

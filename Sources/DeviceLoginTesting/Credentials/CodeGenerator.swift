@@ -3,6 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Makes device codes, user codes and tokens: random, or the same every run when seeded.
 struct CodeGenerator: RandomNumberGenerator {
@@ -11,6 +18,9 @@ struct CodeGenerator: RandomNumberGenerator {
 
     private var seededState: UInt64?
     private var system = SystemRandomNumberGenerator()
+    /// Random words from the system not yet used: drawn 32 (256 bytes, the most `getentropy` gives) at a time, for a device authorization takes a dozen
+    /// (a token, a user code) and `SystemRandomNumberGenerator` makes one system call per word, under the server's lock.
+    private var pool: [UInt64] = []
 
     /// Creates a generator; with a seed, its output is the same on every run.
     init(seed: UInt64?) {
@@ -18,7 +28,7 @@ struct CodeGenerator: RandomNumberGenerator {
     }
 
     mutating func next() -> UInt64 {
-        guard var state = seededState else { return system.next() }
+        guard var state = seededState else { return nextFromSystem() }
         // SplitMix64: small, fast and good enough for test data.
         state &+= 0x9E37_79B9_7F4A_7C15
         seededState = state
@@ -26,6 +36,30 @@ struct CodeGenerator: RandomNumberGenerator {
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
         mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
         return mixed ^ (mixed >> 31)
+    }
+
+    /// The next word of ``pool``, which is refilled from the system's random source in one call when empty (one
+    /// word at a time from `SystemRandomNumberGenerator` where that call is not available or fails).
+    private mutating func nextFromSystem() -> UInt64 {
+        if pool.isEmpty {
+            pool = [UInt64](repeating: 0, count: 32)
+            let filled = pool.withUnsafeMutableBytes { Self.fillFromSystem($0) }
+            if !filled { pool = (0..<32).map { _ in system.next() } }
+        }
+        return pool.removeLast()
+    }
+
+    /// Fills `buffer` from the operating system's random source in one call; false when it could not.
+    private static func fillFromSystem(_ buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        guard let base = buffer.baseAddress else { return false }
+        #if canImport(Glibc) || canImport(Musl)
+        return getentropy(base, buffer.count) == 0
+        #elseif canImport(Darwin)
+        arc4random_buf(base, buffer.count)
+        return true
+        #else
+        return false
+        #endif
     }
 
     /// A token of `byteCount` random bytes in base64url without padding (32 bytes: 43 characters).
@@ -49,16 +83,17 @@ struct CodeGenerator: RandomNumberGenerator {
 enum Base64URL {
     /// Encodes `bytes`.
     static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let standard = Data(bytes).base64EncodedString()
-        var text = ""
-        text.reserveCapacity(standard.utf8.count)
-        for character in standard where character != "=" {
-            switch character {
-            case "+": text.append("-")
-            case "/": text.append("_")
-            default: text.append(character)
+        // Byte by byte, not by `Character`: the mock makes two or three tokens for every flow it serves.
+        let standard = Data(bytes).base64EncodedString().utf8
+        var text: [UInt8] = []
+        text.reserveCapacity(standard.count)
+        for byte in standard where byte != UInt8(ascii: "=") {
+            switch byte {
+            case UInt8(ascii: "+"): text.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): text.append(UInt8(ascii: "_"))
+            default: text.append(byte)
             }
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 }

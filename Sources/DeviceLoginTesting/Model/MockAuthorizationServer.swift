@@ -80,9 +80,13 @@ public final class MockAuthorizationServer: Sendable {
     /// Answers one request if `origin` is the issuer's origin (or nil); otherwise returns nil without recording
     /// it. One lock for the check and the answer keeps the in-process path cheap.
     func handle(_ request: HTTPRequest, fromOrigin origin: String?) async -> MockResponse? {
+        // Read before the lock, which every request of every flow takes: the form and the media types depend on the
+        // request alone. The time is read under the lock, so that requests are answered in the order of their times.
+        var incoming = MockServerState.Incoming(request, at: .zero)
         let processed: Reply? = state.withLock { state in
             if let origin, origin != state.layout.origin { return nil }
-            return state.process(request, at: elapsed())
+            incoming.time = elapsed()
+            return state.process(incoming)
         }
         guard let reply = processed else { return nil }
         guard reply.delay > .zero else { return reply.response }

@@ -20,42 +20,61 @@ public enum FormEncoding {
 
     /// Escapes one name or value.
     public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        let hex = Array("0123456789ABCDEF")
+        // Most names and values (grant types aside) need no escape: then the text is its own encoding.
+        if text.utf8.allSatisfy(isUnreserved) { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 16)
+        appendEscaped(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the escaped bytes of `text` to `out`. Byte by byte: escaping a form goes through no `Character`
+    /// (each poll's request is encoded once per flow, and the testing kit decodes every request it gets).
+    private static func appendEscaped(_ text: String, to out: inout [UInt8]) {
+        let hex: StaticString = "0123456789ABCDEF"
         for byte in text.utf8 {
             if isUnreserved(byte) {
-                out.append(Character(UnicodeScalar(byte)))
+                out.append(byte)
             } else if byte == UInt8(ascii: " ") {
-                out.append("+")
+                out.append(UInt8(ascii: "+"))
             } else {
-                out.append("%")
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
+                out.append(UInt8(ascii: "%"))
+                out.append(hex.utf8Start[Int(byte >> 4)])
+                out.append(hex.utf8Start[Int(byte & 0x0F)])
             }
         }
-        return out
     }
 
     /// Encodes ordered pairs as a form body: `a=1&b=two+words`.
     public static func encode(_ pairs: [(String, String)]) -> String {
-        pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+        var out: [UInt8] = []
+        out.reserveCapacity(pairs.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 } + 16)
+        for (index, (name, value)) in pairs.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: "&")) }
+            appendEscaped(name, to: &out)
+            out.append(UInt8(ascii: "="))
+            appendEscaped(value, to: &out)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes one name or value: `+` is a space, `%XX` a byte; invalid escapes are kept as text.
     public static func unescape(_ text: Substring) -> String {
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(text) }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = Array(text.utf8)[...]
-        while let byte = iterator.popFirst() {
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            utf8.formIndex(after: &index)
             if byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
-                let high = hexValue(iterator[iterator.startIndex]),
-                let low = hexValue(iterator[iterator.startIndex + 1])
+            } else if byte == UInt8(ascii: "%"), index < utf8.endIndex, let high = hexValue(utf8[index]),
+                case let next = utf8.index(after: index), next < utf8.endIndex, let low = hexValue(utf8[next])
             {
                 bytes.append(high << 4 | low)
-                iterator = iterator.dropFirst(2)
+                index = utf8.index(after: next)
             } else {
                 bytes.append(byte)
             }
@@ -73,13 +92,13 @@ public enum FormEncoding {
         }
     }
 
-    /// Decodes a form body into ordered pairs. Empty segments are skipped.
+    /// Decodes a form body into ordered pairs. Empty segments are skipped. The body is split on its bytes (`&` and
+    /// `=` are ASCII, and a form is bytes), not on `Character`s.
     public static func decode(_ body: String) -> [(String, String)] {
-        body.split(separator: "&").map { segment in
-            let parts = segment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = unescape(parts[0])
-            let value = parts.count > 1 ? unescape(parts[1]) : ""
-            return (name, value)
+        body.utf8.split(separator: UInt8(ascii: "&")).map { segment in
+            let text = Substring(segment)
+            guard let equals = segment.firstIndex(of: UInt8(ascii: "=")) else { return (unescape(text), "") }
+            return (unescape(text[..<equals]), unescape(text[text.utf8.index(after: equals)...]))
         }
     }
 

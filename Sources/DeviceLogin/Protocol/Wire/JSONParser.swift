@@ -111,7 +111,17 @@ package struct JSONParser {
     private mutating func string() throws(Failure) -> String {
         let start = index
         index += 1
-        var utf8: [UInt8] = []
+        // Most strings have no escape: up to the closing quote, they are their own bytes.
+        let contentStart = index
+        while let byte = peek(), byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { index += 1 }
+        if peek() == UInt8(ascii: "\"") {
+            index += 1
+            guard let text = String(validating: bytes[contentStart..<index - 1], as: UTF8.self) else {
+                throw Failure(offset: start, reason: "the string is not valid UTF-8")
+            }
+            return text
+        }
+        var utf8 = Array(bytes[contentStart..<index])
         while true {
             guard let byte = peek() else { throw Failure(offset: start, reason: "the string does not end") }
             index += 1

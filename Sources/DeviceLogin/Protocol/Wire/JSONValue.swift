@@ -114,8 +114,15 @@ extension Dictionary where Key == String, Value == JSONValue {
 
 extension JSONValue {
     /// Decodes a JSON object from `data`, or throws when `data` is not one.
+    ///
+    /// The strict parser (``JSONParser``) reads it first: every poll's answer comes through here, and `JSONDecoder`
+    /// with `Codable` cost five times as much (each string value is tried as a `Bool` and a `Double` first, and each
+    /// try makes an error). What the strict parser refuses — a repeated member, a byte-order mark, deeper nesting —
+    /// goes to `JSONDecoder` as before, so nothing that was read is refused now; where both read a text, they read
+    /// the same values.
     static func decodeObject(from data: Data) throws -> JSONObject {
-        try JSONDecoder().decode(JSONObject.self, from: data)
+        if case .object(let object)? = try? JSONParser.parse(Array(data)) { return object }
+        return try JSONDecoder().decode(JSONObject.self, from: data)
     }
 
     /// Encodes `object` as compact JSON with sorted keys (stable output for tests and files).
