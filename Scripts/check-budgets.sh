@@ -6,7 +6,7 @@
 #      exactly 1 + 3 + 1 requests, and the heap in use per waiting flow stays within its budget (mallinfo2, sampled
 #      while every flow waits: 4.1 kB in each of 10 runs, budget 4.5 kB).
 #   2. Peak RSS of the fast paths that programs run on every call — `token` and each helper with a valid stored
-#      token — with the binary Scripts/install.sh installs (Scripts/build-release.sh): at most 10 MB each (median of
+#      token — with the binary Scripts/install.sh installs (Scripts/build-release.sh): at most 8 MB each (median of
 #      5 runs of /usr/bin/time -f %M; the pages a short single-threaded process touches do not depend on the load),
 #      and the order file that keeps their code together (Scripts/order-file.sh) still names the binary's functions.
 # Exits 1 when a budget is exceeded or something could not be run, naming each failure.
@@ -33,7 +33,10 @@ show "device-login-bench --flows 2000 --goals counted --check"
 timeout 600 "$bin_dir/device-login-bench" --flows 2000 --goals counted --check \
     || failures+=("device-login-bench: a counted goal failed (above)")
 
-echo "== 2. peak RSS of the fast paths (the installed binary), budget 10 MB"
+# The issues' goal is 10 MB; the order file (Scripts/order-file.sh) brought them from 9.2-9.6 MB to 6.4-6.8 MB, and the
+# budget holds that with a margin, so that a stale order file or a fatter fast path fails here, not at 10 MB.
+rss_budget=8
+echo "== 2. peak RSS of the fast paths (the installed binary), budget $rss_budget MB"
 for product in device-login device-login-demo; do
     timeout 1800 swift build -c release --product "$product" >"$work/build.log" 2>&1 \
         || { tail -30 "$work/build.log" >&2; die "the release build of $product failed"; }
@@ -63,7 +66,7 @@ printf 'protocol=https\nhost=git.bench.example\n\n' >"$work/git.in"
 printf 'https://registry.bench.example' >"$work/docker.in"
 exec_info='{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false}}'
 
-# budget LABEL INPUT COMMAND...: the command must answer (exit 0) and peak at most 10 MB.
+# budget LABEL INPUT COMMAND...: the command must answer (exit 0) and peak at most $rss_budget MB.
 budget() {
     local label="$1" input="$2" rss status=0
     shift 2
@@ -74,11 +77,11 @@ budget() {
         return
     fi
     rss="$(peak_rss_mb_in "$input" "$@")"
-    if awk -v m="$rss" 'BEGIN { exit !(m <= 10) }'; then
+    if awk -v m="$rss" -v b="$rss_budget" 'BEGIN { exit !(m <= b) }'; then
         printf '   %-24s %5s MB  PASS\n' "$label" "$rss"
     else
         printf '   %-24s %5s MB  FAIL\n' "$label" "$rss"
-        failures+=("$label: peak RSS $rss MB, budget 10 MB")
+        failures+=("$label: peak RSS $rss MB, budget $rss_budget MB")
     fi
 }
 budget "token" /dev/null "$stripped" token --profile bench
