@@ -14,7 +14,7 @@ sanitizers=("$@")
 # instrumented binaries and check their exit codes (74, 69, 0). A leak in such a child goes to the stderr the test
 # reads, not to this log: those are not seen (a known gap); the test process's own are.
 export LSAN_OPTIONS="suppressions=$PWD/Scripts/lsan-suppressions.txt:print_suppressions=0:exitcode=0"
-export ASAN_OPTIONS="detect_leaks=1:malloc_context_size=40"
+export ASAN_OPTIONS="detect_leaks=1:malloc_context_size=40:suppressions=$PWD/Scripts/asan-suppressions.txt"
 export TSAN_OPTIONS="halt_on_error=0"
 # The runtime's own crash backtracer trips the sanitizers; their reports are what is wanted.
 export SWIFT_BACKTRACE="enable=no"

@@ -43,6 +43,7 @@ struct TestingKitDemoServer: DemoServer {
         return "Served \(model.deviceAuthorizationRequestCount) device authorizations, "
             + "\(model.refreshRequestCount) refreshes, \(model.revocations.count) revocations; "
             + "RFC 8628 violations seen: \(model.rfcViolations)."
+            + model.violations.map { "\n  violation: \($0.description)" }.joined()
             + (dpop ? "\nWhat the server recorded (no token is in it):\n" + model.transcript() : "")
     }
 }

@@ -19,16 +19,20 @@ struct DetachedSignInTests {
         return (server, issuer)
     }
 
-    /// Stops the server and returns the number of RFC 8628 violations it saw.
-    private func violations(stopping server: BinaryHarness.Running) async throws -> String {
-        try await violations(in: stop(server))
+    /// Stops the server and expects it saw no RFC 8628 violation; a failure shows the server's summary, which names
+    /// each violation (which rule, which poll, how soon).
+    private func expectNoViolations(
+        stopping server: BinaryHarness.Running, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let summary = try await stop(server)
+        #expect(violations(in: summary) == "0", "\(summary)", sourceLocation: sourceLocation)
     }
 
     /// Stops the server and returns what it wrote on stderr.
     private func stop(_ server: BinaryHarness.Running) async throws -> String {
         server.process.interrupt()
         let served = try await server.finish()
-        #expect(served.status == 0)
+        #expect(served.status == 0, "\(served.stderr)")
         return served.stderr
     }
 
@@ -105,7 +109,7 @@ struct DetachedSignInTests {
         #expect(again.status == ExitCode.notSignedIn.rawValue)
         #expect(again.stderr.contains("there is no pending sign-in for profile 'default'"))
         #expect(again.stderr.contains("device-login login"))
-        #expect(try await violations(stopping: server) == "0")
+        try await expectNoViolations(stopping: server)
     }
 
     @Test("two resumes at once: one polls, the other says so and exits 75; 0 RFC violations")
@@ -121,7 +125,7 @@ struct DetachedSignInTests {
             ))
         let result = try await first.finish()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try await violations(stopping: server) == "0")
+        try await expectNoViolations(stopping: server)
     }
 
     @Test("logout abandons a pending sign-in: the file gone, exit 0, and a later --resume finds nothing (77)")
@@ -142,7 +146,7 @@ struct DetachedSignInTests {
         // Now there is nothing at all: 77, as before.
         let again = try await BinaryHarness.run(["logout"], environment: environment)
         #expect(again.status == ExitCode.notSignedIn.rawValue, "\(again.stderr)")
-        #expect(try await violations(stopping: server) == "0")
+        try await expectNoViolations(stopping: server)
     }
 
     @Test("logout while a --resume polls the pending sign-in changes nothing and exits 75, naming the poller")
@@ -158,7 +162,7 @@ struct DetachedSignInTests {
         let result = try await first.finish()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("default.json").path))
-        #expect(try await violations(stopping: server) == "0")
+        try await expectNoViolations(stopping: server)
     }
 
     @Test("a resume that gave up (--timeout) leaves the sign-in pending; the next never polls early; 0 violations")
@@ -177,7 +181,7 @@ struct DetachedSignInTests {
         let resumed = try await resume(home: home, ["--json"]).finish()
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.contains("\"access_token\""))
-        #expect(try await violations(stopping: server) == "0")
+        try await expectNoViolations(stopping: server)
     }
 
     @Test("--detach --dpop: the resumed polls are proven with the key the code was requested with; it is saved")
@@ -310,7 +314,7 @@ struct DetachedSignInTests {
             executable: URL(fileURLWithPath: "/usr/bin/unshare"))
         #expect(binary.status == ExitCode.configuration.rawValue, "\(binary.stderr)")
         #expect(binary.stderr.contains("is refused: refusing plain HTTP to evil.example"), "\(binary.stderr)")
-        #expect(try await violations(stopping: server) == "0")
+        try await expectNoViolations(stopping: server)
     }
 
     /// `login --detach` in this process, against the loopback mock server at `issuer`.
@@ -391,7 +395,7 @@ struct DetachedSignInTests {
         for text in [status, json, resumed.stdout, resumed.stderr] {
             #expect(!text.contains("\u{1B}") && !text.contains("\\u001b"), "\(text)")
         }
-        #expect(try await violations(stopping: server) == "0")
+        try await expectNoViolations(stopping: server)
     }
 
     @Test(
@@ -420,7 +424,7 @@ struct DetachedSignInTests {
         for text in [status, json, resumed.stdout, resumed.stderr] {
             #expect(!text.contains("\u{1B}") && !text.contains("javascript"), "\(text)")
         }
-        #expect(try await violations(stopping: server) == "0")
+        try await expectNoViolations(stopping: server)
     }
 
     @Test("the command that resumes names the profile only when it is not the default, shell-quoted")
@@ -483,6 +487,6 @@ struct DetachedSignInTests {
         #expect(!resumed.stdout.contains(deviceCode) && !detached.stdout.contains(deviceCode))
         // --quiet: nothing for people on stderr, neither the waiting line nor where the tokens were saved.
         #expect(resumed.stderr.isEmpty, "\(resumed.stderr)")
-        #expect(try await violations(stopping: server) == "0")
+        try await expectNoViolations(stopping: server)
     }
 }
