@@ -98,7 +98,7 @@ extension AgentLane.Lane {
         }
     }
 
-    /// Docker's `list`, from the agent's profiles: the local answer's rule (``DockerCredentialCommand/entries``).
+    /// Docker's `list`, from the agent's profiles: the local answer's rule (``DockerCredentialCommand/entries(_:warn:)``).
     func dockerList(_ options: ParsedOptions) -> FastLane.Answer {
         switch listed(options) {
         case .failure(let refused): return refused.answer
