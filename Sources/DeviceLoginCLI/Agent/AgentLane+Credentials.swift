@@ -11,8 +11,7 @@ extension AgentLane.Lane {
         guard
             let read = process.readInput(
                 limit: GitCredentialRequest.maximumLength, until: GitCredentialRequest.completeness()),
-            read.ending != .tooLong,
-            let request = try? GitCredentialRequest(parsing: read.bytes),
+            let request = try? GitCredentialRequest.request(from: read),
             let served = try? Optional.some(request.binding())
         else { return fail("git-credential: input is not git's credential request", code: .usage) }
         // store: nothing to keep, the tokens are the agent's.

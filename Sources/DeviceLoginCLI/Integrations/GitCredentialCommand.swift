@@ -108,7 +108,7 @@ enum GitCredentialCommand {
             options.positionals == ["get"],
             let read = process.readInput(
                 limit: GitCredentialRequest.maximumLength, until: GitCredentialRequest.completeness()),
-            let request = try? GitCredentialRequest.request(from: read),
+            let request = process.parseRequest({ try GitCredentialRequest.request(from: read) }),
             let served = try? Optional.some(request.binding())
         else { return nil }
         let nothing = FastLane.Answer(text: "")

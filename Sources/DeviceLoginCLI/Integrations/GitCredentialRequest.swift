@@ -118,11 +118,14 @@ struct GitCredentialRequest: Sendable, Equatable {
         }
     }
 
-    /// Reads a request from the context's standard input, up to its blank line or the end of input (or takes the one
-    /// the fast lane read: ``CLIContext/readInput(limit:until:)``).
-    /// - Throws: ``CredentialInputError`` for input that is not a request; read errors.
+    /// The request the fast lane parsed (``CommandPlan/request(as:)``), else one read from the context's standard
+    /// input, up to its blank line or the end of input (or from the input the lane read:
+    /// ``CLIContext/readInput(limit:until:)``).
+    /// - Throws: ``CredentialInputError`` for input that is not a request, as the lane's parse threw it or as this
+    ///   one does; read errors.
     static func read(from context: CLIContext) async throws -> GitCredentialRequest {
-        try request(from: try await context.readInput(limit: maximumLength, until: completeness()))
+        if let parsed = try context.plan?.request(as: GitCredentialRequest.self) { return parsed }
+        return try request(from: try await context.readInput(limit: maximumLength, until: completeness()))
     }
 
     /// The request in `read`, a read of at most ``maximumLength`` bytes up to ``completeness()``: the one step from

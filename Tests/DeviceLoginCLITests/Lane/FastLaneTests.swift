@@ -227,6 +227,35 @@ struct FastLaneTests {
         }
     }
 
+    /// git's request is parsed once too: the full path answers the request the lane parsed, not the input again.
+    /// The test hands the full path other input beside the lane's parse: parsed again, it would be refused.
+    @Test func gitsRequestIsParsedOnlyOnTheLane() async throws {
+        let fixture = try HelperFixture()
+        defer { fixture.remove() }
+        try await fixture.signIn("work", bindings: ["https://git.example.test"])
+        let cases: [(onTheLane: String, code: ExitCode, output: String)] = [
+            // Parsed again, the other input would be refused (exit 64); the lane's request is answered.
+            (Self.gitRequest, .success, "password="),
+            // Parsed again, the other input would be answered; the lane's refusal is reported.
+            ("no equals sign\n\n", .usage, "git-credential:"),
+        ]
+        for (onTheLane, expectedCode, expected) in cases {
+            try await fixture.expire("work")
+            var (answer, plan) = Self.lane(["git-credential", "get"], input: onTheLane, in: fixture)
+            #expect(answer == nil)
+            #expect(plan?.request != nil, "the lane parsed no request")
+            let other = onTheLane == Self.gitRequest ? "no equals sign\n\n" : Self.gitRequest
+            plan?.input = .success(StandardInput.Read(bytes: Array(other.utf8), ending: .complete))
+
+            var (context, stdout, stderr) = CLIHarness.context(
+                environment: fixture.profiles.environment, transport: fixture.transport)
+            context.plan = plan
+            let code = await CLI.run(["git-credential", "get"], context: context)
+            #expect(code == expectedCode, "stderr: \(stderr())")
+            #expect((stdout() + stderr()).contains(expected), "stdout: \(stdout()) stderr: \(stderr())")
+        }
+    }
+
     /// On a Secret Service profile the lane reads only the kernel keyring's copy of the access token: the store's
     /// glance then holds no record, and a plan that carried one would hand the full path a profile with no refresh
     /// token.
