@@ -4,11 +4,13 @@
 /// Decoding refuses what RFC 7515 §2 rules out — padding (`=`), characters outside the URL-safe alphabet
 /// (whitespace, `+`, `/`), a length that leaves one character over, and non-zero bits in the last character's
 /// unused part (so every byte string has exactly one encoding) — and anything longer than the caller's bound.
-enum Base64URL {
+///
+/// `package`: the testing kit's mock server makes its tokens and ID tokens with this one encoder.
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// The encoding of `bytes`, without padding.
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         var output: [UInt8] = []
         output.reserveCapacity((bytes.count * 4 + 2) / 3)
         var iterator = bytes.makeIterator()
@@ -26,7 +28,7 @@ enum Base64URL {
 
     /// The bytes `text` encodes, or nil when it is not strict unpadded base64url or would decode to more than
     /// `maximumBytes`.
-    static func decode(_ text: some StringProtocol, maximumBytes: Int) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol, maximumBytes: Int) -> [UInt8]? {
         let utf8 = text.utf8
         let count = utf8.count
         guard count % 4 != 1, count / 4 * 3 + max(0, count % 4 - 1) <= maximumBytes else { return nil }

@@ -1,8 +1,5 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import DeviceLogin
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -76,24 +73,5 @@ struct CodeGenerator: RandomNumberGenerator {
     mutating func userCode() -> String {
         let letters = (0..<8).map { _ in Self.userCodeAlphabet[Int(next(upperBound: UInt64(20)))] }
         return String(letters[0..<4]) + "-" + String(letters[4..<8])
-    }
-}
-
-/// Base64url without padding (RFC 4648 §5), as JWTs and tokens use it.
-enum Base64URL {
-    /// Encodes `bytes`.
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        // Byte by byte, not by `Character`: the mock makes two or three tokens for every flow it serves.
-        let standard = Data(bytes).base64EncodedString().utf8
-        var text: [UInt8] = []
-        text.reserveCapacity(standard.count)
-        for byte in standard where byte != UInt8(ascii: "=") {
-            switch byte {
-            case UInt8(ascii: "+"): text.append(UInt8(ascii: "-"))
-            case UInt8(ascii: "/"): text.append(UInt8(ascii: "_"))
-            default: text.append(byte)
-            }
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }
