@@ -1,5 +1,11 @@
-# Sourced by Scripts/benchmark.sh and Scripts/check-budgets.sh (not run on its own): what both need to measure the
-# CLI. Set $program (for messages) before sourcing; set $cli before calling start_demo.
+# Sourced by Scripts/benchmark.sh, Scripts/check-budgets.sh and Scripts/order-file.sh (not run on its own): what they
+# need to measure the CLI. Set $program (for messages) and cd to the repository before sourcing; set $cli before
+# calling start_demo.
+
+# The keyring rows keep their keys in the session keyring: the sourcing script runs again, whole, in a new session
+# keyring of its own, which every process it starts shares (Scripts/session-keyring.py says why).
+[ -n "${DEVICE_LOGIN_SCRIPT_KEYRING:-}" ] \
+    || DEVICE_LOGIN_SCRIPT_KEYRING=1 exec python3 Scripts/session-keyring.py bash "$0" "$@"
 
 die() { echo "$program: $*" >&2; exit 1; }
 say() { echo "$*" >&2; }
@@ -73,3 +79,13 @@ start_demo() {
     die "the demo server did not print its issuer within 10 s"
 }
 
+# build_release PRODUCT...: builds each product in release mode (its log shown only when it fails) and sets $bin_dir.
+build_release() {
+    local product
+    for product in "$@"; do
+        show "swift build -c release --product $product"
+        timeout 1800 swift build -c release --product "$product" >"$work/build.log" 2>&1 \
+            || { tail -30 "$work/build.log" >&2; die "the release build of $product failed"; }
+    done
+    bin_dir="$(swift build -c release --show-bin-path)" || die "cannot find the release bin path"
+}

@@ -45,22 +45,13 @@ done
 # What this script shares with Scripts/check-budgets.sh: messages, the work folder and the background processes
 # stopped on exit, /usr/bin/time, peak RSS, the demo server.
 program=benchmark.sh
-# The keyring rows keep their keys in the session keyring: run the whole script in a new one of its own, which every
-# process it starts shares (Scripts/session-keyring.py says why).
-[ -n "${DEVICE_LOGIN_SCRIPT_KEYRING:-}" ] \
-    || DEVICE_LOGIN_SCRIPT_KEYRING=1 exec python3 Scripts/session-keyring.py bash "$0" "$@"
 # shellcheck source=Scripts/benchmark-common.sh
 source Scripts/benchmark-common.sh
 
 # --- Build --------------------------------------------------------------------------------------------------------
 # device-login-demo is the program `device-login demo` hands over to (the demo server); it is not measured.
 say "== building device-login and device-login-demo in release mode"
-for product in device-login device-login-demo; do
-    show "swift build -c release --product $product"
-    timeout 1800 swift build -c release --product "$product" >"$work/build.log" 2>&1 \
-        || { tail -30 "$work/build.log" >&2; die "the release build of $product failed"; }
-done
-bin_dir="$(swift build -c release --show-bin-path)" || die "cannot find the release bin path"
+build_release device-login device-login-demo
 cli="$bin_dir/device-login"
 [[ -x "$cli" ]] || die "no binary at $cli"
 [[ -x "$bin_dir/device-login-demo" ]] || die "no binary at $bin_dir/device-login-demo"

@@ -15,10 +15,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 program=check-budgets.sh
-# The keyring rows keep their keys in the session keyring: run the whole script in a new one of its own, which every
-# process it starts shares (Scripts/session-keyring.py says why).
-[ -n "${DEVICE_LOGIN_SCRIPT_KEYRING:-}" ] \
-    || DEVICE_LOGIN_SCRIPT_KEYRING=1 exec python3 Scripts/session-keyring.py bash "$0" "$@"
 # shellcheck source=Scripts/benchmark-common.sh
 source Scripts/benchmark-common.sh
 [[ -n "$time_bin" ]] || die "/usr/bin/time is required (apt-get install -y time)"
@@ -26,9 +22,7 @@ source Scripts/benchmark-common.sh
 failures=()
 
 echo "== 1. device-login-bench: requests and heap per flow (counted goals)"
-timeout 1800 swift build -c release --product device-login-bench >"$work/build.log" 2>&1 \
-    || { tail -30 "$work/build.log" >&2; die "the release build of device-login-bench failed"; }
-bin_dir="$(swift build -c release --show-bin-path)" || die "cannot find the release bin path"
+build_release device-login-bench
 show "device-login-bench --flows 2000 --goals counted --check"
 timeout 600 "$bin_dir/device-login-bench" --flows 2000 --goals counted --check \
     || failures+=("device-login-bench: a counted goal failed (above)")
@@ -37,10 +31,7 @@ timeout 600 "$bin_dir/device-login-bench" --flows 2000 --goals counted --check \
 # budget holds that with a margin, so that a stale order file or a fatter fast path fails here, not at 10 MB.
 rss_budget=8
 echo "== 2. peak RSS of the fast paths (the installed binary), budget $rss_budget MB"
-for product in device-login device-login-demo; do
-    timeout 1800 swift build -c release --product "$product" >"$work/build.log" 2>&1 \
-        || { tail -30 "$work/build.log" >&2; die "the release build of $product failed"; }
-done
+build_release device-login device-login-demo
 cli="$bin_dir/device-login"
 stripped="$(timeout 3600 bash Scripts/build-release.sh 2>"$work/static.log")" \
     || { tail -30 "$work/static.log" >&2; die "the release build for installing failed"; }

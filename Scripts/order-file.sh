@@ -19,9 +19,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 program=order-file.sh
-# The keyring rows keep their key in a session keyring of this script's own (Scripts/session-keyring.py says why).
-[ -n "${DEVICE_LOGIN_SCRIPT_KEYRING:-}" ] \
-    || DEVICE_LOGIN_SCRIPT_KEYRING=1 exec python3 Scripts/session-keyring.py bash "$0" "$@"
 # shellcheck source=Scripts/benchmark-common.sh
 source Scripts/benchmark-common.sh
 have valgrind || die "valgrind is required (apt-get install -y valgrind)"
@@ -31,11 +28,8 @@ stripped="$(timeout 3600 bash Scripts/build-release.sh 2>"$work/build.log")" \
 symbols="$work/device-login.symbols"
 strip --strip-debug -o "$symbols" "$(dirname "$stripped")/release/device-login" || die "strip --strip-debug failed"
 # The demo server comes with a source build (device-login-demo beside device-login), as in Scripts/check-budgets.sh.
-for product in device-login device-login-demo; do
-    timeout 1800 swift build -c release --product "$product" >"$work/build.log" 2>&1 \
-        || { tail -30 "$work/build.log" >&2; die "the release build of $product failed"; }
-done
-cli="$(swift build -c release --show-bin-path)/device-login"
+build_release device-login device-login-demo
+cli="$bin_dir/device-login"
 
 export DEVICE_LOGIN_HOME="$work/home"
 mkdir -m 700 "$DEVICE_LOGIN_HOME"
