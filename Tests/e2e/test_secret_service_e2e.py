@@ -211,6 +211,25 @@ def test_locked_collection_is_not_signed_in(server, service, tmp_path):
     assert b"locked" in again.stderr
 
 
+def test_locked_collection_with_a_valid_copy_is_signed_in(server, service, tmp_path):
+    # The kernel keyring's copy of the access token still answers token and the helpers; status says so, as they do.
+    home = tmp_path / "home"
+    login(server, home, "--store", "secret-service")
+    service.lock()
+    token = cli(home, "token", CI="true")
+    assert token.returncode == 0, token.stderr
+    status = cli(home, "status", CI="true")
+    assert status.returncode == 0, status.stderr
+    shown = status.stdout.decode()
+    assert "Signed in, but the Secret Service collection is locked" in shown, shown
+    assert "access token:   valid until" in shown and "refresh:        not possible" in shown, shown
+    assert token.stdout.decode().strip() not in shown
+    entry = json.loads(cli(home, "status", "--json", CI="true").stdout)["profiles"][0]
+    assert entry["signed_in"] is True and entry["token_store"] == "secret-service", entry
+    assert "locked" in entry["problem"] and entry["expires_at"], entry
+    assert "has_refresh_token" not in entry, entry
+
+
 def test_no_bus_at_all(server, tmp_path):
     home = tmp_path / "home"
     no_bus = dict(DBUS_SESSION_BUS_ADDRESS="", XDG_RUNTIME_DIR=str(tmp_path))

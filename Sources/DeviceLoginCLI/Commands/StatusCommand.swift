@@ -45,6 +45,7 @@ enum StatusCommand {
             name: name, path: path, record: record, now: context.now(), others: others, verification: verification
         )
         report.tokensUnreadable = unreadable
+        report.servingCopy = servingCopy(of: name, unreadable: unreadable, store: store, now: report.now)
         if let profile = record?.profile, profile.usesDPoP {
             report.dpopKeyPath = try store.dpopKeyPlace(profile: name, in: profile.tokenStore)
         }
@@ -72,6 +73,7 @@ enum StatusCommand {
                     name: name, path: path, record: record, now: now, others: [],
                     verification: record?.tokens?.idTokenVerification)
                 report.tokensUnreadable = unreadable
+                report.servingCopy = servingCopy(of: name, unreadable: unreadable, store: store, now: now)
                 if let profile = record?.profile, profile.usesDPoP {
                     report.dpopKeyPath = try? store.dpopKeyPlace(profile: name, in: profile.tokenStore)
                 }
@@ -98,6 +100,18 @@ enum StatusCommand {
         } catch let error as DeviceLoginError where error.code == .noSession {
             return (try await store.loadSettings(profile: name), error)
         }
+    }
+
+    /// When the profile's tokens cannot be read now (`unreadable`: a locked Secret Service collection), the copy of
+    /// its access token in the kernel keyring that `token` and the helpers still answer with, by their one rule
+    /// (``TokenState/storedToken(_:now:lifetime:)``); nil when there is none, or it would not be answered.
+    static func servingCopy(
+        of name: String, unreadable: DeviceLoginError?, store: FileTokenStore, now: Date
+    ) -> ProfileGlance.AccessToken? {
+        guard unreadable != nil, let glance = try? store.glanceOnCallingThread(profile: name),
+            TokenState.storedToken(glance, now: now, lifetime: .zero) != nil
+        else { return nil }
+        return glance.accessToken
     }
 
     /// The pending sign-in of profile `name`, or why its file cannot be read: a corrupt file, an unsafe one, or one
@@ -172,8 +186,16 @@ enum StatusCommand {
         var pendingProblem: DeviceLoginError? = nil
         /// Why the profile's tokens cannot be read now (a locked Secret Service collection), if they cannot.
         var tokensUnreadable: DeviceLoginError? = nil
+        /// The access token's copy in the kernel keyring that still answers while the tokens cannot be read
+        /// (``StatusCommand/servingCopy(of:unreadable:store:now:)``): signed in for as long as it does.
+        var servingCopy: ProfileGlance.AccessToken? = nil
 
-        var signedIn: Bool { record?.tokens != nil }
+        /// What a profile whose access token's copy serves while its collection is locked is told.
+        static let lockedWithCopy =
+            "the Secret Service collection is locked: only the access token's copy in the kernel keyring can be read"
+
+        /// Whether `token` answers: the tokens can be read, or the access token's copy still serves.
+        var signedIn: Bool { record?.tokens != nil || servingCopy != nil }
 
         /// The token type, and for DPoP where its key is: `DPoP (bound to the key in /…/work.dpop.jwk)`.
         private func tokenTypeText(_ tokens: TokenSet) -> String {
@@ -242,6 +264,14 @@ enum StatusCommand {
                         "  resource:       " + TerminalText.clean(resource) + ", "
                             + expiryText(tokens.resourceTokens[resource]?.expiresAt))
                 }
+            } else if let tokensUnreadable, let servingCopy {
+                // What `token` and the helpers do: answer from the copy, until it is due for a refresh.
+                lines.append("Signed in, but " + Self.lockedWithCopy + ".")
+                lines.append("  profile:        \(name)")
+                lines.append("  access token:   " + expiryText(servingCopy.expiresAt))
+                lines.append(
+                    "  refresh:        not possible until the collection is unlocked (its refresh token is there)")
+                if let hint = tokensUnreadable.hint { lines.append("  hint: " + TerminalText.clean(hint)) }
             } else if let tokensUnreadable {
                 let message = TerminalText.clean(tokensUnreadable.message)
                 lines.append(message.prefix(1).uppercased() + message.dropFirst() + ".")
@@ -347,6 +377,11 @@ enum StatusCommand {
                 "pending_sign_in": pendingJSON,
             ]
             if let tokensUnreadable { object["problem"] = .string(TerminalText.clean(tokensUnreadable.message)) }
+            if let servingCopy {
+                // Only the copy's expiry: the scope, refresh token and ID token are in the locked collection.
+                object["problem"] = .string(Self.lockedWithCopy)
+                object["expires_at"] = servingCopy.expiresAt.map { .string(TokenOutput.timestamp($0)) } ?? .null
+            }
             if let pendingProblem {
                 object["pending_sign_in_problem"] = .string(TerminalText.clean(pendingProblem.message))
             }
