@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks docs/architecture.md's layout table against the tree, in two ways:
+# Checks docs/architecture.md's layout table against the tree, in two ways, and the core's folders' size:
 # - every folder of the tree has a row, and every row a folder. A row's first cell names a folder in backticks,
 #   optionally followed by "(and `Sub/`, `Sub/Deeper/`, ...)" for folders inside it. DocC catalogs and the seed
 #   corpora's per-target folders are not rooms and are not listed.
@@ -11,6 +11,7 @@
 #   parentheses, is for people. A name in the cell that the scan does not find is reported, not failed: the scan
 #   sees types, not an extension's members on a standard type.
 # Rooms of one module that use each other are reported as notes: breaking those cycles is work still to do.
+# No folder of the core (Sources/DeviceLogin) may hold more than 12 Swift files.
 # `--uses` prints what the scan finds, room by room, with one type that shows each use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -155,7 +156,16 @@ for component in cycles:
     wrong.append("check-layout: these rooms use each other in a cycle: " + "; ".join(closing))
 for line in wrong[len(wrong) - len(cycles):]:
     print(line, file=sys.stderr)
-if missing or stale or wrong:
+# No room of the core holds more than a dozen files (issue 18): past that a folder stops being readable at a glance,
+# and the layout is asking for a room of its own.
+crowded = []
+for path, _, names in os.walk("Sources/DeviceLogin"):
+    count = sum(1 for name in names if name.endswith(".swift"))
+    if count > 12:
+        crowded.append(path)
+        print(f"check-layout: {path}/ holds {count} Swift files, more than 12: give part of it a room",
+              file=sys.stderr)
+if missing or stale or wrong or crowded:
     sys.exit(1)
 print(f"check-layout: {len(actual)} folders, all in docs/architecture.md; {len(set(files.values()))} Swift rooms, "
       "each using only what its row names", file=sys.stderr)
