@@ -46,7 +46,7 @@ enum AgentClient {
             if count < 0 {
                 if errno == EINTR { continue }
                 // An agent killed with the request unread resets the connection.
-                if errno == ECONNRESET { return .failure(closed) }
+                if errno == ECONNRESET { return .failure(closed(request)) }
                 let timedOut = errno == EAGAIN || errno == EWOULDBLOCK
                 return .failure(
                     Failure(
@@ -54,7 +54,7 @@ enum AgentClient {
                             ? "the agent did not answer within \(replySeconds) s" : "reading the agent: \(reasonNow())")
                 )
             }
-            if count == 0 { return .failure(closed) }
+            if count == 0 { return .failure(closed(request)) }
             reply += chunk[0..<count]
             if let end = reply.firstIndex(of: UInt8(ascii: "\n")) {
                 do {
@@ -69,7 +69,15 @@ enum AgentClient {
         }
     }
 
-    private static let closed = Failure(message: "the agent closed the connection without answering")
+    /// The agent closed the connection without a reply: it refused the request. Every agent knows `token`; one older
+    /// than the `dpop`, `erase` and `list` operations refuses them so (docs/agent.md), which is worth saying.
+    static func closed(_ request: AgentRequest) -> Failure {
+        let message = "the agent closed the connection without answering"
+        guard request.operation != .token else { return Failure(message: message) }
+        return Failure(
+            message: message + " (an agent older than this device-login does not know its '"
+                + request.operation.name + "' request: update device-login where the agent runs)")
+    }
 
     private static func send(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
         var sent = 0

@@ -161,4 +161,22 @@ struct AgentListenerTests {
         }
         #expect(failure.message.hasPrefix("cannot reach the agent: "))
     }
+    @Test("a refused request: an agent older than dpop, erase and list is named as the likely cause, not for token")
+    func refusedByAnOlderAgent() throws {
+        let url = try URLBinding("https://git.example.test/team")
+        let token = AgentClient.closed(AgentRequest(profile: "work", url: nil, minimumLifetime: 0))
+        #expect(token.message == "the agent closed the connection without answering")
+        let operations: [AgentRequest.Operation] = [
+            .list, .erase(accessToken: "refused"),
+            .proof(
+                method: "GET", url: try #require(URL(string: "https://api.example.test/items")), nonce: nil),
+        ]
+        for operation in operations {
+            let failure = AgentClient.closed(
+                AgentRequest(profile: nil, url: url, minimumLifetime: 0, operation: operation))
+            #expect(failure.message.hasPrefix("the agent closed the connection without answering (an agent older"))
+            #expect(failure.message.contains("'\(operation.name)' request"))
+            #expect(!failure.message.contains("refused"), "no token in the message")
+        }
+    }
 }
