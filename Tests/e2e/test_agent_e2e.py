@@ -198,6 +198,33 @@ def test_a_missing_profile_at_the_agent_names_the_login_command(server, hosts):
     assert list(remote.iterdir()) == []
 
 
+def test_status_shows_what_the_agent_holds(server, hosts, tmp_path):
+    """In a session whose home is empty, token answers through the agent: status says so, and what the agent holds
+    (names, user names and bindings, never a token); with the agent gone, status says it cannot reach it."""
+    laptop, remote, start = hosts
+    sign_in(server, laptop, bindings=["https://git.example.test/team"])
+    agent = start()
+    shown = remote_run(remote, agent.socket_path, "status")
+    assert shown.returncode == 0, shown.stderr
+    text = shown.stdout.decode()
+    assert "Signed in through the agent: no profile 'default' in this home; the agent holds it." in text, text
+    assert f"Through the agent at {agent.socket_path} (token and the helpers ask it, not this home): it holds" in text
+    assert "  default, for https://git.example.test/team" in text, text
+    token = json.loads((laptop / "default.json").read_text())["tokens"]["access_token"]
+    assert token not in text
+    document = json.loads(remote_run(remote, agent.socket_path, "status", "--json").stdout)
+    assert document["signed_in"] is True
+    assert document["agent"] == {"socket": str(agent.socket_path), "profiles": [
+        {"name": "default", "bindings": ["https://git.example.test/team"]}]}, document
+    other = remote_run(remote, agent.socket_path, "status", "--profile", "work")
+    assert other.returncode == 77 and "Not signed in: no profile 'work'." in other.stdout.decode()
+    assert list(remote.iterdir()) == []
+
+    gone = remote_run(remote, tmp_path / "no-agent.sock", "status", "--json")
+    assert gone.returncode == 77, gone.stderr
+    assert json.loads(gone.stdout)["agent"]["problem"].startswith("cannot reach the agent: ")
+
+
 def test_no_agent_at_the_socket_fails_at_once_with_exit_77(tmp_path):
     remote = make_home(tmp_path / "remote")
     started = time.monotonic()

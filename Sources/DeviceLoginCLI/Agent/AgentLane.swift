@@ -5,7 +5,7 @@ import DeviceLogin
 /// profile, a token with a proof the agent makes), and never read or write their own `DEVICE_LOGIN_HOME` — the host
 /// that uses an agent may hold no tokens at all.
 ///
-/// One decision (``socket(_:)``) and one implementation (``Lane``) for both paths: the fast lane asks on its thread
+/// One decision (``AgentSocket/named(in:)``) and one implementation (``Lane``) for both paths: the fast lane asks on its thread
 /// (``answer(to:socket:process:)``); the full path — when the lane did not run (the process hardening failed,
 /// stdout was closed) or left the words to it — asks on a thread of its own (``run(_:options:socket:context:)``).
 /// Each answer is the command's own, from the agent's token: the same option table, the same input parsers and
@@ -13,13 +13,6 @@ import DeviceLogin
 /// refused with a usage error, never answered from the local store. An agent that cannot be reached is the
 /// non-interactive contract's failure: one line, exit 77.
 enum AgentLane {
-    /// The agent's socket, when the environment names one: then every helper answers through the agent, on either
-    /// path. The one decision of both paths.
-    static func socket(_ environment: (String) -> String?) -> String? {
-        guard let socket = environment(AgentSocket.variable), !socket.isEmpty else { return nil }
-        return socket
-    }
-
     /// The spec of the helper `name`, when it answers through the agent; nil for any other command.
     static func helper(_ name: String) -> CommandSpec? {
         switch name {
@@ -62,7 +55,7 @@ enum AgentLane {
     static func run(_ spec: CommandSpec, options: ParsedOptions, socket: String, context: CLIContext) async throws
         -> ExitCode
     {
-        let outcome = await onThread {
+        let outcome = await AgentClient.onThread {
             let process = FastLane.Process(
                 environment: { context.environment[$0] }, stdin: context.stdin, stdout: context.stdout,
                 now: context.now(), wholeEnvironment: { context.environment }, stderr: context.stderr)
@@ -77,31 +70,6 @@ enum AgentLane {
             var environment = ChildEnvironment.forChild(context.environment)
             environment.merge(variables) { $1 }
             return try await ExecCommand.launch(command, environment: environment, context: context)
-        }
-    }
-
-    /// Runs `body` on a thread of its own and gives its result; cancelling the caller stops the wait at once (the
-    /// thread ends on its own, within the client's bounded waits, and its result is dropped).
-    private static func onThread<Value: Sendable>(_ body: @escaping @Sendable () -> Result<Value, any Error>) async
-        -> Result<Value, any Error>
-    {
-        let once = Locked<CheckedContinuation<Result<Value, any Error>, Never>?>(nil)
-        let resume: @Sendable (Result<Value, any Error>) -> Void = { result in
-            once.withLock { continuation in
-                continuation?.resume(returning: result)
-                continuation = nil
-            }
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                once.withLock { $0 = continuation }
-                if Task.isCancelled { return resume(.failure(CancellationError())) }
-                if !DedicatedThread.start({ resume(body()) }) {
-                    resume(.failure(DeviceLoginError(.configuration, "no thread to ask the agent")))
-                }
-            }
-        } onCancel: {
-            resume(.failure(CancellationError()))
         }
     }
 

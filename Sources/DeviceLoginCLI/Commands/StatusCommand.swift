@@ -25,7 +25,8 @@ enum StatusCommand {
             signed in comes only from an ID token whose signature verified with the issuer's published key
             (jwks_uri) and whose claims fit; the verdict is kept with the tokens, so status sends no request
             unless the ID token has not been judged yet. A pending sign-in (login --detach) is shown with
-            its code and time left, never its device code.
+            its code and time left, never its device code. With DEVICE_LOGIN_AGENT_SOCK set, it also shows
+            what the agent holds (docs/agent.md), and a profile the agent holds counts as signed in.
             """,
         exitCodes: ExitCode.session,
         exitMeanings: [.notSignedIn: "not signed in: the profile has no tokens, or is not saved"],
@@ -51,6 +52,9 @@ enum StatusCommand {
         }
         report.sessionKeyring = store.keyring == .session
         (report.pending, report.pendingProblem) = try await pending(of: name, store: store)
+        if let socket = AgentSocket.named(in: { context.environment[$0] }) {
+            report.agent = AgentView(socket: socket, reply: try await AgentClient.ask(agentList, socket: socket))
+        }
         if options.flag("json") {
             let entries = try await [report.json] + otherEntries(others, store: store, now: report.now)
             try context.stdout.line(try TokenOutput.encode(report.document(entries)))
@@ -112,6 +116,71 @@ enum StatusCommand {
             TokenState.storedToken(glance, now: now, lifetime: .zero) != nil
         else { return nil }
         return glance.accessToken
+    }
+
+    /// What status asks an agent named by `DEVICE_LOGIN_AGENT_SOCK`: the profiles it holds, no token.
+    static let agentList = AgentRequest(profile: nil, url: nil, minimumLifetime: 0, operation: .list)
+
+    /// What the agent that `token` and the helpers ask instead of this home (docs/agent.md) holds: its `list`, or
+    /// why it did not answer.
+    struct AgentView {
+        /// The agent's socket.
+        let socket: String
+        /// The profiles it holds, sorted by name; nil when it did not answer.
+        let profiles: [AgentReply.Listed]?
+        /// Why it did not answer, sanitised; nil when it did.
+        let problem: String?
+
+        init(socket: String, reply: Result<AgentReply, AgentClient.Failure>) {
+            self.socket = socket
+            switch reply {
+            case .success(.profiles(let listed)):
+                (profiles, problem) = (listed, nil)
+            case .success(.failure(let failure)):
+                (profiles, problem) = (nil, TerminalText.clean(failure.message))
+            case .success:
+                (profiles, problem) = (nil, "the agent's answer to list is not a list of profiles")
+            case .failure(let failure):
+                (profiles, problem) = (nil, TerminalText.clean(failure.message))
+            }
+        }
+
+        /// Whether the agent holds profile `name`.
+        func holds(_ name: String) -> Bool { profiles?.contains { $0.name == name } ?? false }
+
+        /// The lines status shows about it.
+        var lines: [String] {
+            let place = "Through the agent at " + TerminalText.clean(socket)
+                + " (token and the helpers ask it, not this home)"
+            guard let profiles else { return [place + ": " + (problem ?? "no answer") + "."] }
+            guard !profiles.isEmpty else { return [place + ": it holds no profile."] }
+            return [place + ": it holds"]
+                + profiles.map { listed in
+                    let user = listed.username.map { ", user " + TerminalText.clean($0) } ?? ""
+                    let bindings =
+                        listed.bindings.isEmpty
+                        ? "" : ", for " + listed.bindings.map { TerminalText.clean($0) }.joined(separator: ", ")
+                    return "  " + TerminalText.clean(listed.name) + user + bindings
+                }
+        }
+
+        /// Its part of `status --json`: `socket`, and `profiles` (names, user names and bindings) or `problem`.
+        var json: JSONObject {
+            var object: JSONObject = ["socket": .string(socket)]
+            if let profiles {
+                object["profiles"] = .array(
+                    profiles.map { listed in
+                        var entry: JSONObject = [
+                            "name": .string(listed.name),
+                            "bindings": .array(listed.bindings.map(JSONValue.string)),
+                        ]
+                        if let username = listed.username { entry["username"] = .string(username) }
+                        return .object(entry)
+                    })
+            }
+            if let problem { object["problem"] = .string(problem) }
+            return object
+        }
     }
 
     /// The pending sign-in of profile `name`, or why its file cannot be read: a corrupt file, an unsafe one, or one
@@ -194,8 +263,12 @@ enum StatusCommand {
         static let lockedWithCopy =
             "the Secret Service collection is locked: only the access token's copy in the kernel keyring can be read"
 
-        /// Whether `token` answers: the tokens can be read, or the access token's copy still serves.
-        var signedIn: Bool { record?.tokens != nil || servingCopy != nil }
+        /// The agent `token` and the helpers ask instead of this home, when `DEVICE_LOGIN_AGENT_SOCK` names one.
+        var agent: AgentView? = nil
+
+        /// Whether `token` answers: the tokens can be read, or the access token's copy still serves, or the agent
+        /// holds the profile.
+        var signedIn: Bool { record?.tokens != nil || servingCopy != nil || agent?.holds(name) == true }
 
         /// The token type, and for DPoP where its key is: `DPoP (bound to the key in /…/work.dpop.jwk)`.
         private func tokenTypeText(_ tokens: TokenSet) -> String {
@@ -234,9 +307,16 @@ enum StatusCommand {
             return label.map { "\($0) (sub \(claims.subject))" } ?? claims.subject
         }
 
-        var lines: [String] {
+        /// What status shows: this home's profile, then the agent's, when one is named.
+        var lines: [String] { homeLines + (agent.map { [""] + $0.lines } ?? []) }
+
+        private var homeLines: [String] {
             var lines: [String] = []
             guard let record else {
+                guard agent?.holds(name) != true else {
+                    lines.append("Signed in through the agent: no profile '\(name)' in this home; the agent holds it.")
+                    return lines + pendingLines + otherProfiles
+                }
                 lines.append("Not signed in: no profile '\(name)'.")
                 if pending == nil, pendingProblem == nil {
                     lines.append("Sign in with: " + CLIHints.loginCommand(profile: name, saved: nil))
@@ -364,10 +444,12 @@ enum StatusCommand {
         /// by profile names.
         func document(_ entries: [JSONObject]) -> JSONObject {
             let sorted = entries.sorted { ($0["name"]?.stringValue ?? "") < ($1["name"]?.stringValue ?? "") }
-            return [
+            var document: JSONObject = [
                 "v": .number(1), "profile": .string(name), "signed_in": .bool(signedIn),
                 "profiles": .array(sorted.map(JSONValue.object)),
             ]
+            if let agent { document["agent"] = .object(agent.json) }
+            return document
         }
 
         /// This profile's entry in `profiles`.

@@ -88,7 +88,7 @@ package enum CLI {
             try StartupChecks.check(options)
             let context = options.flag("verbose") ? context.tracing() : context
             // With an agent named, a helper answers through it on this path too: the lane's one decision.
-            if AgentLane.helper(command.name) != nil, let socket = AgentLane.socket({ context.environment[$0] }) {
+            if AgentLane.helper(command.name) != nil, let socket = AgentSocket.named(in: { context.environment[$0] }) {
                 return try await AgentLane.run(command, options: options, socket: socket, context: context)
             }
             return try await command.run(options, context)

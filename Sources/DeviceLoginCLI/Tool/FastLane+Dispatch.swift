@@ -29,7 +29,7 @@ extension FastLane {
         // ssh's words are not this parser's: the lane runs it, with or without an agent (it says so).
         if name == SSHCommand.name { return SSHCommand.fastAnswer(Array(arguments.dropFirst()), process: process) }
         // With an agent named, the helpers answer through it and never touch this host's own store (docs/agent.md).
-        if let socket = AgentLane.socket(process.environment) {
+        if let socket = AgentSocket.named(in: process.environment) {
             return AgentLane.answer(to: arguments, socket: socket, process: process)
         }
         let rest = Array(arguments.dropFirst())

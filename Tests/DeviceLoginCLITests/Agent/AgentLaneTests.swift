@@ -74,9 +74,9 @@ struct AgentLaneTests {
 
     @Test("the socket is the variable's value; unset or empty names none")
     func socketDecision() {
-        #expect(AgentLane.socket { $0 == AgentSocket.variable ? "/run/a.sock" : nil } == "/run/a.sock")
-        #expect(AgentLane.socket { $0 == AgentSocket.variable ? "" : nil } == nil)
-        #expect(AgentLane.socket { _ in nil } == nil)
+        #expect(AgentSocket.named { $0 == AgentSocket.variable ? "/run/a.sock" : nil } == "/run/a.sock")
+        #expect(AgentSocket.named { $0 == AgentSocket.variable ? "" : nil } == nil)
+        #expect(AgentSocket.named { _ in nil } == nil)
         #expect(AgentLane.helper("token")?.name == "token" && AgentLane.helper("exec")?.name == "exec")
         #expect(AgentLane.helper("login") == nil && AgentLane.helper("agent") == nil)
     }

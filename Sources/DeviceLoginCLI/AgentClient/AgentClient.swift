@@ -92,5 +92,36 @@ enum AgentClient {
         return true
     }
 
+    /// Asks the agent at `socket` from a command of the full path (`status`), on a thread of its own.
+    /// - Throws: `CancellationError` when the caller is cancelled; the agent's failures are the result's.
+    static func ask(_ request: AgentRequest, socket: String) async throws -> Result<AgentReply, AgentClient.Failure> {
+        try await onThread { .success(ask(request, socket: socket)) }.get()
+    }
+
+    /// Runs `body` on a thread of its own and gives its result; cancelling the caller stops the wait at once (the
+    /// thread ends on its own, within the client's bounded waits, and its result is dropped).
+    static func onThread<Value: Sendable>(_ body: @escaping @Sendable () -> Result<Value, any Error>) async
+        -> Result<Value, any Error>
+    {
+        let once = Locked<CheckedContinuation<Result<Value, any Error>, Never>?>(nil)
+        let resume: @Sendable (Result<Value, any Error>) -> Void = { result in
+            once.withLock { continuation in
+                continuation?.resume(returning: result)
+                continuation = nil
+            }
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                once.withLock { $0 = continuation }
+                if Task.isCancelled { return resume(.failure(CancellationError())) }
+                if !DedicatedThread.start({ resume(body()) }) {
+                    resume(.failure(DeviceLoginError(.configuration, "no thread to ask the agent")))
+                }
+            }
+        } onCancel: {
+            resume(.failure(CancellationError()))
+        }
+    }
+
     private static func reasonNow() -> String { AgentSocket.reason(errno) }
 }

@@ -11,6 +11,13 @@ enum AgentSocket {
     /// The environment variable that names the agent's socket, as `SSH_AUTH_SOCK` names ssh-agent's.
     static let variable = "DEVICE_LOGIN_AGENT_SOCK"
 
+    /// The agent's socket, when the environment names one: then every helper answers through the agent, on either
+    /// path, and `status` shows what it holds. The one decision of both paths.
+    static func named(in environment: (String) -> String?) -> String? {
+        guard let socket = environment(variable), !socket.isEmpty else { return nil }
+        return socket
+    }
+
     /// The longest socket path `sockaddr_un` takes, without its NUL.
     static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
