@@ -150,7 +150,8 @@ enum StatusCommand {
 
         /// The lines status shows about it.
         var lines: [String] {
-            let place = "Through the agent at " + TerminalText.clean(socket)
+            let place =
+                "Through the agent at " + TerminalText.clean(socket)
                 + " (token and the helpers ask it, not this home)"
             guard let profiles else { return [place + ": " + (problem ?? "no answer") + "."] }
             guard !profiles.isEmpty else { return [place + ": it holds no profile."] }
