@@ -353,8 +353,10 @@ done
 # build is judged, and says so.
 #   The polls' share is what the wait adds to a login approved at once: the same binary signs in against the quick
 # server (approval at once, interval 1 s: one poll) 10 times, and the wait's 11 more polls and 59 s of waiting are
-# the difference. The floors under a sign-in are measured alongside: `--help` of the same binary (the Swift runtime
-# and the CLI's start-up) and a C program that only loads libcurl (dlopen, as CCurl does) and calls
+# the difference. A difference of two measurements on a shared machine is noisy: three runs of this section gave
+# 6.7, 3.4 and 11.9 ms for the 12 polls, where perf attached to a waiting login (perf stat --per-thread -p) counted
+# 0.57 ms a poll, 6.8 ms for 12. The floors under a sign-in are measured alongside: `--help` of the same binary (the
+# Swift runtime and the CLI's start-up) and a C program that only loads libcurl (dlopen, as CCurl does) and calls
 # curl_global_init, which is what loading libcurl and its ~30 dependencies costs any program.
 echo
 if $skip_static; then
