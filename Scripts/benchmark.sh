@@ -6,8 +6,9 @@
 #      kubectl-credential, docker-credential, curl-config, exec) with a valid stored token — each against `cat` of the
 #      same profile file, pair by pair, with the binary Scripts/install.sh installs (Scripts/build-release.sh; goals: at most 3x cat's wall time, peak RSS
 #      at most 10 MB); a helper not in this build is shown as n/a;
-#   3. CPU time and peak RSS of a whole `device-login login` that waits 60 s for approval against the demo server
-#      running in another process (goal: under 20 ms of CPU); 3b. the CPU of `login --kiosk` waiting 30 s in a
+#   3. CPU time and peak RSS of a whole `device-login login` of the installed binary that waits 60 s for approval
+#      against the demo server running in another process (goals: at most 20 ms of CPU, 8 ms of it for the 12 polls,
+#      peak RSS at most 12 MB), with the floors under it; 3b. the CPU of `login --kiosk` waiting 30 s in a
 #      pseudo-terminal of 80x24 and of 200x60, redrawing its countdown every second (goal: under 10 ms of CPU per
 #      second, 1% of one core);
 #   4. the size of that binary (goal: at most 20 MB), its dynamic dependencies (libcurl, libqrencode and libstdc++
@@ -36,7 +37,7 @@ while (($#)); do
         --runs) runs="${2:?--runs needs a number}"; shift 2 ;;
         --skip-login) skip_login=true; shift ;;
         --skip-static) skip_static=true; shift ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "benchmark.sh: unknown option $1" >&2; exit 64 ;;
     esac
 done
@@ -336,40 +337,147 @@ for line in "${fast_fails[@]}"; do
 done
 
 # --- 3. A whole sign-in with a 60-second wait ---------------------------------------------------------------------
+# Issue 19's goals for one sign-in: at most 20 ms of CPU in all for a login that waits 60 s, at most 8 ms of it for the
+# 12 polls of the wait, and a peak RSS of at most 12 MB. They are judged on the binary users install (the static one
+# of section 4, Scripts/build-release.sh); the release build (dynamic Swift runtime, which users do not get) runs
+# the same wait after it, against a server of its own, and is shown, not judged. With --skip-static the release
+# build is judged, and says so.
+#   The polls' share is what the wait adds to a login approved at once: the same binary signs in against the quick
+# server (approval at once, interval 1 s: one poll) 10 times, and the wait's 11 more polls and 59 s of waiting are
+# the difference. A difference of two measurements on a shared machine is noisy: three runs of this section gave
+# 6.7, 3.4 and 11.9 ms for the 12 polls, where perf attached to a waiting login (perf stat --per-thread -p) counted
+# 0.57 ms a poll, 6.8 ms for 12. The floors under a sign-in are measured alongside: `--help` of the same binary (the
+# Swift runtime and the CLI's start-up) and a C program that only loads libcurl (dlopen, as CCurl does) and calls
+# curl_global_init, which is what loading libcurl and its ~30 dependencies costs any program.
 echo
+if $skip_static; then
+    login_cli="$cli"
+    login_label="release build (dynamic Swift runtime; --skip-static: not the installed binary)"
+else
+    login_cli="$work/device-login.stripped"
+    login_label="the installed binary (Scripts/build-release.sh, static, stripped)"
+fi
 echo "3. device-login login with a 60 s wait before approval (server in another process, interval 5 s)"
+echo "   judged: $login_label"
 if $skip_login; then
     echo "   skipped (--skip-login)"
 else
+    # task_ms FILE: the mean task-clock in ms that `perf stat -x,` wrote to FILE.
+    task_ms() { awk -F, '$3 == "task-clock" { printf "%.2f", $1 }' "$1"; }
+    # timed_login NAME ISSUER BINARY: one whole --no-store login, measured by perf (task-clock) and /usr/bin/time.
+    timed_login() {
+        local name="$1" login_issuer="$2" binary="$3" measured=()
+        [[ -n "$time_bin" ]] && measured+=("$time_bin" -f '%e %U %S %M' -o "$work/$name.time")
+        $perf_ok && measured=(perf stat -x, -e task-clock -o "$work/$name.perf" -- "${measured[@]}")
+        timeout 180 "${measured[@]}" "$binary" login --no-store --qr never --issuer "$login_issuer" \
+            --client-id test-client </dev/null >"$work/$name.out" 2>"$work/$name.err"
+    }
     start_demo slow --approve-after 60 --interval 5
     slow_issuer="$issuer"
-    login=("$cli" login --no-store --qr never --issuer "$slow_issuer" --client-id test-client)
-    measured=()
-    [[ -n "$time_bin" ]] && measured+=("$time_bin" -f '%e %U %S %M' -o "$work/login.time")
-    $perf_ok && measured=(perf stat -x, -e task-clock -o "$work/login.perf" -- "${measured[@]}")
-    show_args "${measured[@]}" "${login[@]}"
-    timeout 180 "${measured[@]}" "${login[@]}" </dev/null >"$work/login.out" 2>"$work/login.err" \
+    show_args perf stat -e task-clock -- "$time_bin" -f '%e %U %S %M' \
+        "$login_cli" login --no-store --qr never --issuer "$slow_issuer" --client-id test-client
+    timed_login login "$slow_issuer" "$login_cli" \
         || { tail -5 "$work/login.err" >&2; die "the 60-second sign-in failed"; }
+    # The release build's run comes after, not beside: two logins polling at the same instants share the 2 cores.
+    reference=false
+    if [[ "$login_cli" != "$cli" ]]; then
+        reference=true
+        start_demo slow-dynamic --approve-after 60 --interval 5
+        timed_login login-dynamic "$issuer" "$cli" \
+            || { tail -5 "$work/login-dynamic.err" >&2; die "the dynamic 60-second sign-in failed"; }
+    fi
+    login_cpu_ms=""
+    login_rss=""
     if [[ -n "$time_bin" ]]; then
         read -r login_wall login_user login_sys login_rss_kb <"$work/login.time"
         login_cpu_ms="$(awk -v u="$login_user" -v s="$login_sys" 'BEGIN { printf "%.0f", (u + s) * 1000 }')"
+        login_rss="$(awk -v k="$login_rss_kb" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')"
         printf '   %-44s %s s\n' "wall time" "$login_wall"
         printf '   %-44s %s ms (user %s s, sys %s s; 10 ms resolution)\n' "CPU, /usr/bin/time user+sys" \
             "$login_cpu_ms" "$login_user" "$login_sys"
-        printf '   %-44s %s MB\n' "peak RSS" "$(awk -v k="$login_rss_kb" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')"
     else
-        login_cpu_ms=""
         echo "   /usr/bin/time is missing (apt-get install -y time): no user+sys or peak RSS"
     fi
     login_task_ms=""
     if $perf_ok; then
-        login_task_ms="$(awk -F, '$3 == "task-clock" { printf "%.2f", $1 }' "$work/login.perf")"
+        login_task_ms="$(task_ms "$work/login.perf")"
         printf '   %-44s %s ms (all threads; includes /usr/bin/time, ~1 ms)\n' "CPU, perf task-clock" "$login_task_ms"
     fi
     judged="${login_task_ms:-$login_cpu_ms}"
     if [[ -n "$judged" ]]; then
-        printf '   %-44s %s\n' "goal: under 20 ms of CPU for the whole wait" \
-            "$(verdict "$(awk -v c="$judged" 'BEGIN { print (c < 20) ? 1 : 0 }')") ($judged ms)"
+        printf '   %-44s %s\n' "goal: at most 20 ms of CPU for the whole wait" \
+            "$(verdict "$(awk -v c="$judged" 'BEGIN { print (c <= 20) ? 1 : 0 }')") ($judged ms)"
+    fi
+    if [[ -n "$login_rss" ]]; then
+        printf '   %-44s %s MB   goal <= 12 MB: %s\n' "peak RSS" "$login_rss" \
+            "$(verdict "$(awk -v m="$login_rss" 'BEGIN { print (m <= 12) ? 1 : 0 }')")"
+    fi
+    if $reference; then
+        reference_rss="n/a"
+        if [[ -n "$time_bin" ]]; then
+            read -r _ _ _ reference_rss_kb <"$work/login-dynamic.time"
+            reference_rss="$(awk -v k="$reference_rss_kb" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')"
+        fi
+        reference_ms="n/a"
+        $perf_ok && reference_ms="$(task_ms "$work/login-dynamic.perf")"
+        printf '   %-44s %s ms, peak RSS %s MB (not judged: not what users install)\n' \
+            "release build (dynamic), the same wait" "$reference_ms" "$reference_rss"
+    fi
+    if $perf_ok; then
+        # The fixed cost (a login approved at once: one poll), the floors, and the wait's share.
+        # Measured as the 60-second login was (through /usr/bin/time where it is), so that the difference is the
+        # wait's; /usr/bin/time's own share is measured too and taken out of the breakdown.
+        timer=()
+        [[ -n "$time_bin" ]] && timer=("$time_bin" -o /dev/null)
+        show "perf stat -r 10 -e task-clock ${timer[*]} $login_cli login --no-store --qr never" \
+            "--issuer $quick_issuer --client-id test-client"
+        perf stat -r 10 -x, -e task-clock -o "$work/login-once.perf" -- "${timer[@]}" "$login_cli" login --no-store \
+            --qr never --issuer "$quick_issuer" --client-id test-client </dev/null >/dev/null 2>&1 \
+            || die "the login approved at once failed"
+        once_ms="$(task_ms "$work/login-once.perf")"
+        timer_ms=0
+        if [[ -n "$time_bin" ]]; then
+            perf stat -r 20 -x, -e task-clock -o "$work/timer.perf" -- "$time_bin" -o /dev/null /bin/true \
+                >/dev/null 2>&1 && perf stat -r 20 -x, -e task-clock -o "$work/true.perf" -- /bin/true \
+                && timer_ms="$(awk -v a="$(task_ms "$work/timer.perf")" -v b="$(task_ms "$work/true.perf")" \
+                    'BEGIN { printf "%.2f", a - b }')"
+        fi
+        once_rss="$(peak_rss_mb "$login_cli" login --no-store --qr never --issuer "$quick_issuer" \
+            --client-id test-client)" || exit 1
+        perf stat -r 20 -x, -e task-clock -o "$work/login-help.perf" -- "$login_cli" --help >/dev/null 2>&1 \
+            || die "$login_cli --help failed"
+        floor_help_ms="$(task_ms "$work/login-help.perf")"
+        floor_help_rss="$(peak_rss_mb "$login_cli" --help)" || exit 1
+        cat >"$work/curl-floor.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+/* What loading libcurl costs any program: dlopen as CCurl does it, then curl_global_init(CURL_GLOBAL_DEFAULT). */
+int main(void) {
+    void *curl = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
+    if (curl == NULL) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+    int (*global_init)(long) = (int (*)(long))dlsym(curl, "curl_global_init");
+    return global_init == NULL || global_init(3) != 0;
+}
+C
+        floor_curl_ms="n/a"
+        floor_curl_rss="n/a"
+        if gcc -O2 -o "$work/curl-floor" "$work/curl-floor.c" -ldl 2>"$work/curl-floor.err" \
+            && perf stat -r 20 -x, -e task-clock -o "$work/curl-floor.perf" -- "$work/curl-floor" >/dev/null 2>&1; then
+            floor_curl_ms="$(task_ms "$work/curl-floor.perf")"
+            floor_curl_rss="$(peak_rss_mb "$work/curl-floor")" || exit 1
+        fi
+        wait_ms="$(awk -v a="$login_task_ms" -v b="$once_ms" 'BEGIN { printf "%.2f", a - b }')"
+        polls_ms="$(awk -v w="$wait_ms" 'BEGIN { printf "%.2f", w * 12 / 11 }')"
+        ours_ms="$(awk -v o="$once_ms" -v t="$timer_ms" -v h="$floor_help_ms" -v c="$floor_curl_ms" \
+            'BEGIN { if (c == "n/a") print "n/a"; else printf "%.2f", o - t - h - c }')"
+        printf '   %-44s %9s %12s\n' "where it goes (perf task-clock)" "CPU" "peak RSS"
+        printf '   %-44s %6s ms %9s MB\n' "login approved at once (mean of 10)" "$once_ms" "$once_rss"
+        printf '   %-44s %6s ms\n' "  of which /usr/bin/time" "$timer_ms"
+        printf '   %-44s %6s ms %9s MB\n' "  floor: --help of the same binary" "$floor_help_ms" "$floor_help_rss"
+        printf '   %-44s %6s ms %9s MB\n' "  floor: C program loading libcurl" "$floor_curl_ms" "$floor_curl_rss"
+        printf '   %-44s %6s ms\n' "  the rest: requests, JSON, ID token, output" "$ours_ms"
+        printf '   %-44s %6s ms (%s ms for 12 polls)   goal <= 8 ms: %s\n' "the wait: 11 more polls, 59 s" \
+            "$wait_ms" "$polls_ms" "$(verdict "$(awk -v p="$polls_ms" 'BEGIN { print (p <= 8) ? 1 : 0 }')")"
     fi
 fi
 

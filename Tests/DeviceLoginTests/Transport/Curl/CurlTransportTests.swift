@@ -96,6 +96,19 @@ struct CurlTransportTests {
         }
     }
 
+    @Test(arguments: [
+        ("X-Token", "v", true), ("A1!#$%&'*+-.^_`|~z", "v", true), ("", "v", false), ("Bad Name", "v", false),
+        ("Na\u{EF}ve", "v", false), ("X:Y", "v", false), ("X-Ok", "a\nb", false), ("X-Ok", "a\0b", false),
+        ("X-Ok", "a\rb", false), ("X-Ok", "caf\u{E9}", true),
+    ])
+    func headerNamesMustBeTokensAndValuesOneLine(name: String, value: String, accepted: Bool) {
+        let request = HTTPRequest(
+            method: .get, url: URL(string: "http://127.0.0.1:1/")!, headers: [HTTPHeader(name, value)])
+        let lines = try? CurlTransport.headerLines(for: request)
+        #expect((lines != nil) == accepted)
+        if accepted { #expect(lines?.first == "\(name): \(value)") }
+    }
+
     @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/file", "gopher://127.0.0.1/"])
     func onlyHTTPAndHTTPSAreSent(url: String) async throws {
         let request = HTTPRequest(method: .get, url: try #require(URL(string: url)))
