@@ -101,10 +101,13 @@ struct FlowLoad: Sendable {
         }
     }
 
+    /// The one client configuration of the load: an application has one, and makes a flow with it per sign-in.
+    private static let client = ClientConfiguration(clientID: MockAuthorizationServer.Configuration.defaultClientID)
+
     private func makeFlow(endpoints: ServerEndpoints) -> DeviceFlow {
         DeviceFlow(
             endpoints: endpoints,
-            client: ClientConfiguration(clientID: MockAuthorizationServer.Configuration.defaultClientID),
+            client: Self.client,
             transport: options.transport == .inprocess ? InProcessTransport(server: server) : loopbackTransport(),
             clock: ContinuousClock()
         )
