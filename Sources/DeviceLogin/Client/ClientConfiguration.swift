@@ -167,7 +167,7 @@ extension ClientConfiguration {
     func formRequest(to endpoint: URL, parameters: [(String, String)], rememberingSecrets: Bool) -> HTTPRequest {
         let (pairs, headers) = authenticatedForm(parameters)
         if rememberingSecrets { rememberSecrets(of: pairs, headers: headers) }
-        return HTTPRequest(method: .post, url: endpoint, headers: headers, body: Data(FormEncoding.encode(pairs).utf8))
+        return HTTPRequest(method: .post, url: endpoint, headers: headers, body: FormEncoding.encodedData(pairs))
     }
 
     /// Remembers the secrets that ``formRequest(to:parameters:)`` would remember for `parameters`, without building
