@@ -17,7 +17,7 @@ struct BenchmarkReport: Encodable {
     static let wallToFloorGoal = 1.1
     /// The most heap bytes in use per waiting flow that passes (``HeapSample``): the engine's frames and its polling
     /// state, and the mock's record of the code (about 0.4 kB while the flows wait; 1.2 kB once they end, with the
-    /// tokens it issued). Measured at 3.4 kB (3,445–3,451 bytes) in each of 10 runs of 2,000 flows (4.1 kB before
+    /// tokens it issued). Measured at 3.4 kB (3,443–3,450 bytes) in each of 10 runs of 2,000 flows (4.1 kB before
     /// a waiting flow kept only its device code instead of its poll's request, the endpoints and the client
     /// configuration were shared by the flows made from them, and the mock kept references to its records in its
     /// tables; 5.4 kB before the polling state was boxed: two allocator slabs per waiting task instead of three;
