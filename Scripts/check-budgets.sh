@@ -4,7 +4,7 @@
 # PASS/FAIL but fail nothing (the machine is shared).
 #   1. device-login-bench --flows 2000 --goals counted --check: every flow succeeds with no RFC violation, each makes
 #      exactly 1 + 3 + 1 requests, and the heap in use per waiting flow stays within its budget (mallinfo2, sampled
-#      while every flow waits: 4.1 kB in each of 10 runs, budget 4.5 kB).
+#      while every flow waits: 3.4 kB in each of 10 runs, budget 3.7 kB).
 #   2. Peak RSS of the fast paths that programs run on every call — `token` and each helper with a valid stored
 #      token — with the binary Scripts/install.sh installs (Scripts/build-release.sh): at most 8 MB each (median of
 #      5 runs of /usr/bin/time -f %M; the pages a short single-threaded process touches do not depend on the load),

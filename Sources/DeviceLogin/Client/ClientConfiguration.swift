@@ -14,24 +14,48 @@ public struct ClientConfiguration: Sendable, Hashable {
     public static let defaultOpenIDScopes = ["openid", "profile", "offline_access"]
 
     /// The client identifier issued by the authorization server.
-    public var clientID: String
+    public var clientID: String {
+        get { stored[\.clientID] }
+        set { stored[\.clientID] = newValue }
+    }
     /// How the client authenticates. Default ``ClientAuthentication/none``.
-    public var authentication: ClientAuthentication
+    public var authentication: ClientAuthentication {
+        get { stored[\.authentication] }
+        set { stored[\.authentication] = newValue }
+    }
     /// The scopes to ask for. `nil` means: ``defaultOpenIDScopes`` when the server is an OpenID provider (without
     /// `offline_access` when its `scopes_supported` leaves it out), none otherwise (see
     /// ``defaultScopes(isOpenIDProvider:scopesSupported:)``).
-    public var scopes: [String]?
+    public var scopes: [String]? {
+        get { stored[\.scopes] }
+        set { stored[\.scopes] = newValue }
+    }
     /// RFC 8707 resource indicators (absolute URIs) sent with the device authorization and token requests.
-    public var resources: [String]
+    public var resources: [String] {
+        get { stored[\.resources] }
+        set { stored[\.resources] = newValue }
+    }
     /// Extra form parameters sent with the device authorization request (e.g. Auth0's `audience`).
-    public var additionalParameters: [FormParameter]
+    public var additionalParameters: [FormParameter] {
+        get { stored[\.additionalParameters] }
+        set { stored[\.additionalParameters] = newValue }
+    }
     /// Extra headers sent with every request to the authorization server.
-    public var additionalHeaders: [HTTPHeader]
+    public var additionalHeaders: [HTTPHeader] {
+        get { stored[\.additionalHeaders] }
+        set { stored[\.additionalHeaders] = newValue }
+    }
     /// Whether plain `http://` endpoints are allowed for hosts that are not loopback. Default false.
-    public var allowInsecureHTTP: Bool
+    public var allowInsecureHTTP: Bool {
+        get { stored[\.allowInsecureHTTP] }
+        set { stored[\.allowInsecureHTTP] = newValue }
+    }
     /// The DPoP key (RFC 9449) that proves every request to the authorization server, binding the tokens to it;
     /// nil (the default) for Bearer tokens. See ``DPoPProver``.
-    public var dpop: DPoPProver?
+    public var dpop: DPoPProver? {
+        get { stored[\.dpop] }
+        set { stored[\.dpop] = newValue }
+    }
 
     /// Creates a configuration.
     /// - Parameters:
@@ -53,14 +77,28 @@ public struct ClientConfiguration: Sendable, Hashable {
         allowInsecureHTTP: Bool = false,
         dpop: DPoPProver? = nil
     ) {
-        self.clientID = clientID
-        self.authentication = authentication
-        self.scopes = scopes
-        self.resources = resources
-        self.additionalParameters = additionalParameters
-        self.additionalHeaders = additionalHeaders
-        self.allowInsecureHTTP = allowInsecureHTTP
-        self.dpop = dpop
+        stored = CopyOnWrite(
+            Fields(
+                clientID: clientID, authentication: authentication, scopes: scopes, resources: resources,
+                additionalParameters: additionalParameters, additionalHeaders: additionalHeaders,
+                allowInsecureHTTP: allowInsecureHTTP, dpop: dpop
+            ))
+    }
+
+    /// Every field, in one object that the copies of this configuration share until one of them changes a field:
+    /// every device flow keeps a copy, and the fields take 88 bytes.
+    private var stored: CopyOnWrite<Fields>
+
+    /// The fields.
+    private struct Fields: Sendable, Hashable {
+        var clientID: String
+        var authentication: ClientAuthentication
+        var scopes: [String]?
+        var resources: [String]
+        var additionalParameters: [FormParameter]
+        var additionalHeaders: [HTTPHeader]
+        var allowInsecureHTTP: Bool
+        var dpop: DPoPProver?
     }
 
     /// The scopes to send to the server at `endpoints`: the configured ones, else
@@ -121,6 +159,29 @@ extension ClientConfiguration {
     ///   - parameters: The form parameters, in order, without client authentication.
     /// - Returns: The request, with `client_id` (and `client_secret` for `client_secret_post`) appended.
     public func formRequest(to endpoint: URL, parameters: [(String, String)]) -> HTTPRequest {
+        formRequest(to: endpoint, parameters: parameters, rememberingSecrets: true)
+    }
+
+    /// ``formRequest(to:parameters:)``, remembering its secrets (``KnownSecrets``) only when `rememberingSecrets`: a
+    /// device flow remembers them once (``rememberSecrets(ofFormWith:)``) and builds its poll again for every poll.
+    func formRequest(to endpoint: URL, parameters: [(String, String)], rememberingSecrets: Bool) -> HTTPRequest {
+        let (pairs, headers) = authenticatedForm(parameters)
+        if rememberingSecrets { rememberSecrets(of: pairs, headers: headers) }
+        return HTTPRequest(method: .post, url: endpoint, headers: headers, body: FormEncoding.encodedData(pairs))
+    }
+
+    /// Remembers the secrets that ``formRequest(to:parameters:)`` would remember for `parameters`, without building
+    /// the request.
+    func rememberSecrets(ofFormWith parameters: [(String, String)]) {
+        let (pairs, headers) = authenticatedForm(parameters)
+        rememberSecrets(of: pairs, headers: headers)
+    }
+
+    /// `parameters` with this client's authentication: `client_id` (and `client_secret`) appended, or an HTTP Basic
+    /// header; the headers of every form POST first.
+    private func authenticatedForm(
+        _ parameters: [(String, String)]
+    ) -> (pairs: [(String, String)], headers: [HTTPHeader]) {
         var pairs = parameters
         var headers = Self.formHeaders
         switch authentication {
@@ -134,8 +195,7 @@ extension ClientConfiguration {
             headers.append(HTTPHeader("Authorization", "Basic \(Data(credentials.utf8).base64EncodedString())"))
         }
         if !additionalHeaders.isEmpty { headers.append(contentsOf: additionalHeaders) }
-        rememberSecrets(of: pairs, headers: headers)
-        return HTTPRequest(method: .post, url: endpoint, headers: headers, body: Data(FormEncoding.encode(pairs).utf8))
+        return (pairs, headers)
     }
 }
 

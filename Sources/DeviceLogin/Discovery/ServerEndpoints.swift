@@ -24,66 +24,93 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
     }
 
     /// The issuer identifier, when known.
-    public var issuer: String?
+    public var issuer: String? {
+        get { stored[\.issuer] }
+        set { stored[\.issuer] = newValue }
+    }
     /// The device authorization endpoint (RFC 8628 §3.1), if the server has one: the device flow needs it
     /// (``DeviceFlow`` fails without it, naming it).
     public var deviceAuthorization: URL? {
-        get { self[url: \.storedDeviceAuthorization] }
-        set { self[url: \.storedDeviceAuthorization] = newValue }
+        get { self[url: \.deviceAuthorization] }
+        set { self[url: \.deviceAuthorization] = newValue }
     }
     /// The authorization endpoint (RFC 6749 §3.1) the code grant may use, if any: from metadata that passed
     /// ``AuthorizationCodeFlow/authorizationEndpoint(of:override:)``, or given by hand.
     public var authorization: URL? {
-        get { self[url: \.storedAuthorization] }
-        set { self[url: \.storedAuthorization] = newValue }
+        get { self[url: \.authorization] }
+        set { self[url: \.authorization] = newValue }
     }
     /// `authorization_response_iss_parameter_supported` (RFC 9207): the server puts `iss` in its authorization
     /// responses, so a response without it is refused.
-    public var issuerInAuthorizationResponse: Bool
+    public var issuerInAuthorizationResponse: Bool {
+        get { stored[\.issuerInAuthorizationResponse] }
+        set { stored[\.issuerInAuthorizationResponse] = newValue }
+    }
     /// The token endpoint (RFC 6749 §3.2).
     public var token: URL {
-        get { storedToken.url }
-        set { storedToken = EndpointURL(newValue) }
+        get { stored[\.token].url }
+        set { stored[\.token] = EndpointURL(newValue) }
     }
     /// The revocation endpoint (RFC 7009), if any.
     public var revocation: URL? {
-        get { self[url: \.storedRevocation] }
-        set { self[url: \.storedRevocation] = newValue }
+        get { self[url: \.revocation] }
+        set { self[url: \.revocation] = newValue }
     }
     /// The userinfo endpoint (OpenID Connect Core §5.3), if any.
     public var userinfo: URL? {
-        get { self[url: \.storedUserinfo] }
-        set { self[url: \.storedUserinfo] = newValue }
+        get { self[url: \.userinfo] }
+        set { self[url: \.userinfo] = newValue }
     }
     /// Whether the server is an OpenID provider (decides the default scopes and ID-token handling).
-    public var isOpenIDProvider: Bool
+    public var isOpenIDProvider: Bool {
+        get { stored[\.isOpenIDProvider] }
+        set { stored[\.isOpenIDProvider] = newValue }
+    }
     /// `jwks_uri`: where the server publishes the keys its ID tokens are signed with (OpenID Connect Discovery 1.0
     /// §3), if known. Without it ID tokens cannot be verified.
     public var jwks: URL? {
-        get { self[url: \.storedJWKS] }
-        set { self[url: \.storedJWKS] = newValue }
+        get { self[url: \.jwks] }
+        set { self[url: \.jwks] = newValue }
     }
     /// `id_token_signing_alg_values_supported`: the algorithms the server signs ID tokens with, when its metadata
     /// lists them; nil for RS256 only, the OpenID Connect default.
-    public var idTokenSigningAlgorithms: [String]?
+    public var idTokenSigningAlgorithms: [String]? {
+        get { stored[\.idTokenSigningAlgorithms] }
+        set { stored[\.idTokenSigningAlgorithms] = newValue }
+    }
     /// `scopes_supported`: the scopes the server's metadata lists (RFC 8414 §2), at most
     /// ``maximumScopesSupported`` of them; nil when it lists none. Decides whether the default scopes ask for
     /// `offline_access` (``ClientConfiguration/defaultScopes(isOpenIDProvider:scopesSupported:)``).
-    public var scopesSupported: [String]?
+    public var scopesSupported: [String]? {
+        get { stored[\.scopesSupported] }
+        set { stored[\.scopesSupported] = newValue }
+    }
 
-    // The endpoints as given, or as read from a profile's file: text made into a URL on use (``EndpointURL``).
-    private var storedDeviceAuthorization: EndpointURL?
-    private var storedAuthorization: EndpointURL?
-    private var storedToken: EndpointURL
-    private var storedRevocation: EndpointURL?
-    private var storedUserinfo: EndpointURL?
-    private var storedJWKS: EndpointURL?
+    /// Every field, in one object that the copies of these endpoints share until one of them changes a field: a
+    /// device flow, a token state and a session each keep a copy, and the fields take 184 bytes.
+    private var stored: CopyOnWrite<Fields>
+
+    /// The fields, the endpoints as given or as read from a profile's file: text made into a URL on use
+    /// (``EndpointURL``).
+    private struct Fields: Sendable, Hashable {
+        var issuer: String?
+        var deviceAuthorization: EndpointURL?
+        var authorization: EndpointURL?
+        var issuerInAuthorizationResponse: Bool
+        var token: EndpointURL
+        var revocation: EndpointURL?
+        var userinfo: EndpointURL?
+        var isOpenIDProvider: Bool
+        var jwks: EndpointURL?
+        var idTokenSigningAlgorithms: [String]?
+        var scopesSupported: [String]?
+    }
 
     /// An optional endpoint as a `URL`, made now when it was read as text; set, it is kept as given. The one
     /// accessor of the optional endpoints.
-    private subscript(url endpoint: WritableKeyPath<Self, EndpointURL?>) -> URL? {
-        get { self[keyPath: endpoint]?.url }
-        set { self[keyPath: endpoint] = newValue.map(EndpointURL.init) }
+    private subscript(url endpoint: WritableKeyPath<Fields, EndpointURL?>) -> URL? {
+        get { stored[endpoint]?.url }
+        set { stored[endpoint] = newValue.map(EndpointURL.init) }
     }
 
     /// The most entries of `scopes_supported` kept: a server that lists more is still heard on `offline_access`.
@@ -119,17 +146,13 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
         jwks: EndpointURL?, idTokenSigningAlgorithms: [String]?,
         scopesSupported: [String]?
     ) {
-        self.issuer = issuer
-        self.storedDeviceAuthorization = deviceAuthorization
-        self.storedToken = token
-        self.storedAuthorization = authorization
-        self.issuerInAuthorizationResponse = issuerInAuthorizationResponse
-        self.storedRevocation = revocation
-        self.storedUserinfo = userinfo
-        self.isOpenIDProvider = isOpenIDProvider
-        self.storedJWKS = jwks
-        self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
-        self.scopesSupported = scopesSupported.map(Self.bounded)
+        stored = CopyOnWrite(
+            Fields(
+                issuer: issuer, deviceAuthorization: deviceAuthorization, authorization: authorization,
+                issuerInAuthorizationResponse: issuerInAuthorizationResponse, token: token, revocation: revocation,
+                userinfo: userinfo, isOpenIDProvider: isOpenIDProvider, jwks: jwks,
+                idTokenSigningAlgorithms: idTokenSigningAlgorithms, scopesSupported: scopesSupported.map(Self.bounded)
+            ))
     }
 
     /// `offline_access`: the OpenID scope that asks for a refresh token (OpenID Connect Core §11), kept when
@@ -248,15 +271,16 @@ extension ServerEndpoints {
     public func encode(to encoder: any Encoder) throws {
         typealias Key = CodingKeys
         var container = encoder.container(keyedBy: Key.self)
+        let fields = stored.fields
         try container.encodeIfPresent(issuer, forKey: .issuer)
-        try container.encodeIfPresent(storedDeviceAuthorization?.text, forKey: .deviceAuthorization)
-        try container.encode(storedToken.text, forKey: .token)
-        try container.encodeIfPresent(storedAuthorization?.text, forKey: .authorization)
+        try container.encodeIfPresent(fields.deviceAuthorization?.text, forKey: .deviceAuthorization)
+        try container.encode(fields.token.text, forKey: .token)
+        try container.encodeIfPresent(fields.authorization?.text, forKey: .authorization)
         if issuerInAuthorizationResponse { try container.encode(true, forKey: .issuerInAuthorizationResponse) }
-        try container.encodeIfPresent(storedRevocation?.text, forKey: .revocation)
-        try container.encodeIfPresent(storedUserinfo?.text, forKey: .userinfo)
+        try container.encodeIfPresent(fields.revocation?.text, forKey: .revocation)
+        try container.encodeIfPresent(fields.userinfo?.text, forKey: .userinfo)
         try container.encode(isOpenIDProvider, forKey: .isOpenIDProvider)
-        try container.encodeIfPresent(storedJWKS?.text, forKey: .jwks)
+        try container.encodeIfPresent(fields.jwks?.text, forKey: .jwks)
         try container.encodeIfPresent(idTokenSigningAlgorithms, forKey: .idTokenSigningAlgorithms)
         try container.encodeIfPresent(scopesSupported, forKey: .scopesSupported)
     }

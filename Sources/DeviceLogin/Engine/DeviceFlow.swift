@@ -235,9 +235,9 @@ public struct DeviceFlow: Sendable {
     /// it is reported as ``DeviceFlowEvent/failed(_:)`` before it is thrown.
     ///
     /// Everything between the awaits is out of line (``finish(_:onEvent:)``, ``announcePoll(_:onEvent:)``,
-    /// ``sendPoll(_:)``, ``decide(after:state:onEvent:)``): the frame keeps only the request, the state and the
-    /// decision, for as long as the flow waits. The failure is reported here rather than in a wrapper: one frame
-    /// fewer under every sleep.
+    /// ``sendPoll(_:)``, ``decide(after:state:onEvent:)``): the frame keeps only the polling box (the device code,
+    /// the state and the decision), for as long as the flow waits. The failure is reported here rather than in a
+    /// wrapper: one frame fewer under every sleep.
     @inline(never)
     private func poll(
         _ polling: Polling, onEvent: @Sendable (DeviceFlowEvent) -> Void
@@ -257,7 +257,7 @@ public struct DeviceFlow: Sendable {
                 try await clock.sleep(for: delay)
                 try Task.checkCancellation()
                 announcePoll(&polling.state, onEvent: onEvent)
-                let reply = try await sendPoll(&polling.request)
+                let reply = try await sendPoll(polling)
                 try Task.checkCancellation()
                 polling.decision = decide(after: reply, state: &polling.state, onEvent: onEvent)
             }
@@ -290,17 +290,33 @@ public struct DeviceFlow: Sendable {
         onEvent(.polling(attempt: state.attempts, elapsed: clock.elapsed()))
     }
 
-    /// Sends one poll: a new DPoP proof in `request` first when the client has a key (``prove(_:)``).
+    /// Sends one poll with the device code of `polling` (``pollRequest(_:)``).
     /// - Returns: The response, or the transport's failure (the scheduler decides on it).
     /// - Throws: The proof's ``DeviceLoginError``; `CancellationError`.
     @inline(never)
-    private func sendPoll(_ request: inout HTTPRequest) async throws -> Result<HTTPResponse, TransportError> {
+    private func sendPoll(_ polling: Polling) async throws -> Result<HTTPResponse, TransportError> {
         do {
-            try prove(&request)
-            return .success(try await transport.send(request))
+            return .success(try await transport.send(try pollRequest(polling.deviceCode)))
         } catch let error as TransportError {
             return .failure(error)
         }
+    }
+
+    /// The token request of one poll (RFC 8628 §3.4), with a new DPoP proof (a fresh `jti` and `iat`) when the client
+    /// has a DPoP key.
+    ///
+    /// Made for each poll, not kept between polls: a waiting flow holds only its device code (device-login-bench: the
+    /// request's form body took some 240 bytes per waiting flow, the code 90). Its secrets were remembered when
+    /// polling started (``start(_:)``). Out of line for the frame size: the parameters and a signed copy stay on the
+    /// thread's stack (+0.25 kB per flow when a signed copy was held across the poll's `await`). The `throws` is
+    /// untyped so that the frame needs no slot of a `DeviceLoginError`'s size for it.
+    @inline(never)
+    private func pollRequest(_ deviceCode: String) throws -> HTTPRequest {
+        let message = DeviceAccessTokenRequest(deviceCode: deviceCode, resources: client.resources)
+        let request = client.formRequest(
+            to: endpoints.token, parameters: message.formParameters, rememberingSecrets: false)
+        guard let dpop = client.dpop else { return request }
+        return try dpop.signed(request)
     }
 
     /// The error of a code that expired while the flow waited; out of line, as ``wrapped(_:while:)``.
@@ -309,38 +325,39 @@ public struct DeviceFlow: Sendable {
         DeviceLoginError.codeExpired(oauthError: nil)
     }
 
-    /// Where polling stands: the token request every poll sends (RFC 8628 §3.4), the state and the next step.
+    /// Where polling stands: the device code every poll sends (RFC 8628 §3.4), the state and the next step.
     ///
     /// A box that only the polling task holds, for the frame sizes: as a value (120 bytes) it took a slot in `run`'s
     /// frame, in the authorization's and in the loop's, and the chain of frames under a waiting flow's sleep needed
     /// a third allocator slab (device-login-bench: 1 kB per flow); boxed, each frame keeps one reference.
     final class Polling {
-        var request: HTTPRequest
+        let deviceCode: String
         var state: PollScheduler.State
         var decision: PollScheduler.Decision
 
-        init(request: HTTPRequest, state: PollScheduler.State, decision: PollScheduler.Decision) {
-            self.request = request
+        init(deviceCode: String, state: PollScheduler.State, decision: PollScheduler.Decision) {
+            self.deviceCode = deviceCode
             self.state = state
             self.decision = decision
         }
     }
 
-    /// The token request every poll sends (RFC 8628 §3.4), the first state and the first step: wait one interval.
+    /// The device code every poll sends (RFC 8628 §3.4), its secrets remembered (``KnownSecrets``), the first state
+    /// and the first step: wait one interval.
     ///
     /// Out of line for the frame size: inline in ``poll(_:onEvent:)``, it costs +8.5 MB, +0.8 kB per flow in
     /// device-login-bench.
     @inline(never)
     private func start(_ authorization: DeviceAuthorization) -> Polling {
-        let message = DeviceAccessTokenRequest(
-            deviceCode: authorization.response.deviceCode, resources: client.resources
-        )
-        let request = client.formRequest(to: endpoints.token, parameters: message.formParameters)
+        let deviceCode = authorization.response.deviceCode
+        client.rememberSecrets(
+            ofFormWith: DeviceAccessTokenRequest(deviceCode: deviceCode, resources: client.resources).formParameters)
         guard let progress = authorization.progress else {
             let state = PollScheduler.State(
                 interval: authorization.initialInterval, deadline: authorization.deadlineElapsed
             )
-            return Polling(request: request, state: state, decision: PollScheduler.start(state, now: clock.elapsed()))
+            return Polling(
+                deviceCode: deviceCode, state: state, decision: PollScheduler.start(state, now: clock.elapsed()))
         }
         // Resumed: the saved interval (slow_down kept), failures and attempts; times placed by `receivedAt`.
         let received = authorization.receivedAtElapsed
@@ -353,7 +370,7 @@ public struct DeviceFlow: Sendable {
             + Self.duration(from: authorization.receivedAt, to: progress.lastPollAt ?? authorization.receivedAt)
         let notBefore = received + Self.duration(from: authorization.receivedAt, to: progress.notBefore)
         return Polling(
-            request: request, state: state,
+            deviceCode: deviceCode, state: state,
             decision: PollScheduler.resume(state, lastContact: lastContact, notBefore: notBefore, now: clock.elapsed())
         )
     }
@@ -400,17 +417,6 @@ public struct DeviceFlow: Sendable {
         default:
             break
         }
-    }
-
-    /// Puts a new DPoP proof (a fresh `jti` and `iat` for every poll) in `request` when the client has a DPoP key.
-    ///
-    /// In place and out of line for the frame size: a signed copy of the request held across the poll's `await`
-    /// takes a slot of its own in the polling task's frame (device-login-bench: +0.25 kB per flow). The `throws` is
-    /// untyped so that the frame needs no slot of a `DeviceLoginError`'s size for it.
-    @inline(never)
-    private func prove(_ request: inout HTTPRequest) throws {
-        guard let dpop = client.dpop else { return }
-        request = try dpop.signed(request)
     }
 
     /// Sends a one-off request: with a DPoP proof, and once more with the server's nonce if it asks for one

@@ -210,11 +210,10 @@ extension MockServerState {
 
     /// Approves or denies a pending device code.
     mutating func decide(deviceCode: String, approve: Bool, at time: Duration) -> DecisionOutcome {
-        guard var code = deviceCodes[deviceCode] else { return .unknownCode }
+        guard let code = deviceCodes[deviceCode] else { return .unknownCode }
         guard !code.isExpired(at: time) else { return .expired }
         guard code.decision == .none, !code.consumed else { return .alreadyDecided }
         code.decision = approve ? .approved : .denied
-        deviceCodes[deviceCode] = code
         return approve ? .approved : .denied
     }
 

@@ -31,7 +31,7 @@ extension MockServerState {
         }
         // The stored key, so that records share its storage instead of holding a copy per poll.
         let deviceCode = deviceCodes.keys[index]
-        var code = deviceCodes.values[index]
+        let code = deviceCodes.values[index]
         guard code.clientID == clientID else {
             return writer.oauthError(.invalidGrant, "The device code was issued to another client.")
         }
@@ -64,14 +64,13 @@ extension MockServerState {
         case .replace(let faulted):
             reply = faulted
         case .delay(let delay):
-            reply = answerPoll(&code, number: number, at: now, slowDown: tooSoon, dpopKey: dpopKey, writer)
+            reply = answerPoll(code, number: number, at: now, slowDown: tooSoon, dpopKey: dpopKey, writer)
             reply.delay = delay
         case .slowDown:
-            reply = answerPoll(&code, number: number, at: now, slowDown: true, dpopKey: dpopKey, writer)
+            reply = answerPoll(code, number: number, at: now, slowDown: true, dpopKey: dpopKey, writer)
         case .none:
-            reply = answerPoll(&code, number: number, at: now, slowDown: tooSoon, dpopKey: dpopKey, writer)
+            reply = answerPoll(code, number: number, at: now, slowDown: tooSoon, dpopKey: dpopKey, writer)
         }
-        deviceCodes.values[index] = code
         reply.deviceCode = deviceCode
         reply.pollNumber = number
         return reply
@@ -79,7 +78,7 @@ extension MockServerState {
 
     /// The protocol's answer to one poll, in RFC 8628 §3.5's order of precedence.
     private mutating func answerPoll(
-        _ code: inout DeviceCode, number: Int, at now: Duration, slowDown: Bool, dpopKey: String?,
+        _ code: DeviceCode, number: Int, at now: Duration, slowDown: Bool, dpopKey: String?,
         _ writer: WireWriter
     ) -> Reply {
         if code.consumed {
@@ -126,7 +125,7 @@ extension MockServerState {
         guard let refreshToken = incoming.value("refresh_token") else {
             return writer.oauthError(.invalidRequest, "The refresh_token parameter is missing.")
         }
-        guard let grantID = refreshTokens[refreshToken], var grant = grants[grantID], grant.clientID == clientID else {
+        guard let grantID = refreshTokens[refreshToken], let grant = grants[grantID], grant.clientID == clientID else {
             return writer.oauthError(.invalidGrant, "The refresh token is invalid, revoked or was replaced.")
         }
         // RFC 9449 §5: a refresh token bound to a key is refused without a proof made with that key.
@@ -134,7 +133,6 @@ extension MockServerState {
             incoming, writer, required: requiresDPoP(client: clientID), boundTo: grant.dpopKey
         ), grant.dpopKey == nil {
             grant.dpopKey = dpopKey
-            grants[grantID] = grant
         }
         // RFC 6749 §6: a narrower scope may be asked for, never a wider one.
         var scopes = grant.scopes
@@ -155,7 +153,6 @@ extension MockServerState {
             refreshTokens[refreshToken] = nil
             refreshTokens[rotated] = grantID
             grant.refreshToken = rotated
-            grants[grantID] = grant
             newRefreshToken = rotated
         }
         var reply = writer.success(
@@ -170,7 +167,7 @@ extension MockServerState {
     /// Records a grant for an approved device code, with its refresh token when the server issues them.
     mutating func makeGrant(clientID: String, scopes: [String], resources: [String], dpopKey: String?) -> Int {
         nextGrantID += 1
-        var grant = Grant(clientID: clientID, scopes: scopes, resources: resources, dpopKey: dpopKey)
+        let grant = Grant(clientID: clientID, scopes: scopes, resources: resources, dpopKey: dpopKey)
         if configuration.issuesRefreshTokens {
             let refreshToken = generator.token()
             grant.refreshToken = refreshToken
@@ -184,7 +181,7 @@ extension MockServerState {
     mutating func tokenObject(
         grantID: Int, scopes: [String]? = nil, at now: Duration, newRefreshToken: String?, nonce: String? = nil
     ) -> JSONObject {
-        guard var grant = grants[grantID] else { return [:] }
+        guard let grant = grants[grantID] else { return [:] }
         let granted = scopes ?? grant.scopes
         let lifetime = configuration.accessTokenLifetime
         let accessToken = generator.token()
@@ -192,7 +189,6 @@ extension MockServerState {
             grantID: grantID, expiresAt: now + .seconds(lifetime), dpopKey: grant.dpopKey
         )
         grant.accessTokens.insert(accessToken)
-        grants[grantID] = grant
 
         let dialect = configuration.dialect
         var idToken: String?

@@ -128,4 +128,29 @@ struct ClientConfigurationTests {
                 != DeviceAuthorizationRequest(additionalParameters: two.reversed()))
         #expect(Set([DeviceAuthorizationRequest(additionalParameters: two), DeviceAuthorizationRequest()]).count == 2)
     }
+
+    @Test("a copy is a value: a field changed on it leaves the original as it was (shared until then)")
+    func copiesAreValues() {
+        let original = ClientConfiguration(clientID: "c", scopes: ["openid"])
+        var copy = original
+        #expect(copy == original)
+        copy.clientID = "d"
+        copy.authentication = .clientSecretPost(secret: "hunter2")
+        copy.scopes = nil
+        copy.resources = ["https://api.example"]
+        copy.additionalHeaders = [HTTPHeader("X-Tenant", "t")]
+        copy.allowInsecureHTTP = true
+        #expect(original.clientID == "c")
+        #expect(original.authentication == .none)
+        #expect(original.scopes == ["openid"])
+        #expect(original.resources.isEmpty)
+        #expect(original.additionalHeaders.isEmpty)
+        #expect(!original.allowInsecureHTTP)
+        #expect(copy.clientID == "d")
+        #expect(copy != original)
+        copy = original
+        copy.allowInsecureHTTP = false // the value it had: equal again
+        #expect(copy == original)
+        #expect(copy.hashValue == original.hashValue)
+    }
 }

@@ -68,4 +68,30 @@ struct ServerEndpointsTests {
         }
         #expect(neither.reason == .missingEndpoint(.deviceAuthorization))
     }
+
+    @Test("a copy is a value: a field changed on it leaves the original as it was (shared until then)")
+    func copiesAreValues() throws {
+        let original = try ServerEndpoints(metadata: metadata(scopes: ["openid"]))
+        let openID = original.isOpenIDProvider
+        var copy = original
+        #expect(copy == original)
+        copy.issuer = "https://b.example"
+        copy.deviceAuthorization = URL(string: "https://b.example/device")
+        copy.token = try #require(URL(string: "https://b.example/token"))
+        copy.revocation = URL(string: "https://b.example/revoke")
+        copy.isOpenIDProvider = !openID
+        copy.scopesSupported = nil
+        #expect(original.issuer == "https://a.example")
+        #expect(original.deviceAuthorization?.absoluteString == "https://a.example/device")
+        #expect(original.token.absoluteString == "https://a.example/token")
+        #expect(original.revocation == nil)
+        #expect(original.isOpenIDProvider == openID)
+        #expect(original.scopesSupported == ["openid"])
+        #expect(copy.token.absoluteString == "https://b.example/token")
+        #expect(copy != original)
+        // Equal, and hashed alike, when the fields are, shared or not.
+        let again = try ServerEndpoints(metadata: metadata(scopes: ["openid"]))
+        #expect(again == original)
+        #expect(Set([original, again, copy]).count == 2)
+    }
 }

@@ -22,40 +22,76 @@ public enum FormEncoding {
     public static func escape(_ text: String) -> String {
         // Most names and values (grant types aside) need no escape: then the text is its own encoding.
         if text.utf8.allSatisfy(isUnreserved) { return text }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count + 16)
-        appendEscaped(text, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends the escaped bytes of `text` to `out`. Byte by byte: escaping a form goes through no `Character`
-    /// (each poll's request is encoded once per flow, and the testing kit decodes every request it gets).
-    private static func appendEscaped(_ text: String, to out: inout [UInt8]) {
-        let hex: StaticString = "0123456789ABCDEF"
-        for byte in text.utf8 {
-            if isUnreserved(byte) {
-                out.append(byte)
-            } else if byte == UInt8(ascii: " ") {
-                out.append(UInt8(ascii: "+"))
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hex.utf8Start[Int(byte >> 4)])
-                out.append(hex.utf8Start[Int(byte & 0x0F)])
-            }
+        return String(unsafeUninitializedCapacity: escapedLength(text)) { buffer in
+            write(text, into: UnsafeMutableRawBufferPointer(buffer), at: 0)
         }
     }
 
     /// Encodes ordered pairs as a form body: `a=1&b=two+words`.
     public static func encode(_ pairs: [(String, String)]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(pairs.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 } + 16)
-        for (index, (name, value)) in pairs.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: "&")) }
-            appendEscaped(name, to: &out)
-            out.append(UInt8(ascii: "="))
-            appendEscaped(value, to: &out)
+        String(unsafeUninitializedCapacity: encodedLength(pairs)) { buffer in
+            write(pairs, into: UnsafeMutableRawBufferPointer(buffer))
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``encode(_:)`` as the bytes of a request body, written straight into the `Data`: every poll of a device flow
+    /// encodes its form again (a waiting flow keeps only its device code), and an array and a string in between
+    /// cost the poll two more allocations and copies.
+    package static func encodedData(_ pairs: [(String, String)]) -> Data {
+        var data = Data(count: encodedLength(pairs))
+        data.withUnsafeMutableBytes { buffer in _ = write(pairs, into: buffer) }
+        return data
+    }
+
+    /// The length of `text` escaped, in bytes.
+    private static func escapedLength(_ text: String) -> Int {
+        text.utf8.reduce(0) { length, byte in length + (isUnreserved(byte) || byte == UInt8(ascii: " ") ? 1 : 3) }
+    }
+
+    /// The length of `pairs` encoded, in bytes.
+    private static func encodedLength(_ pairs: [(String, String)]) -> Int {
+        pairs.reduce(max(0, pairs.count - 1)) { length, pair in
+            length + escapedLength(pair.0) + 1 + escapedLength(pair.1)
+        }
+    }
+
+    /// Writes `pairs` encoded at the start of `buffer`, which holds at least ``encodedLength(_:)`` bytes.
+    /// - Returns: The number of bytes written.
+    private static func write(_ pairs: [(String, String)], into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var position = 0
+        for (index, (name, value)) in pairs.enumerated() {
+            if index > 0 {
+                buffer[position] = UInt8(ascii: "&")
+                position += 1
+            }
+            position = write(name, into: buffer, at: position)
+            buffer[position] = UInt8(ascii: "=")
+            position = write(value, into: buffer, at: position + 1)
+        }
+        return position
+    }
+
+    /// Writes `text` escaped into `buffer` from `start`, byte by byte: escaping a form goes through no `Character`
+    /// (the testing kit decodes every request it gets, and a device flow encodes each poll).
+    /// - Returns: The position after the last byte written.
+    private static func write(_ text: String, into buffer: UnsafeMutableRawBufferPointer, at start: Int) -> Int {
+        let hex: StaticString = "0123456789ABCDEF"
+        var position = start
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                buffer[position] = byte
+                position += 1
+            } else if byte == UInt8(ascii: " ") {
+                buffer[position] = UInt8(ascii: "+")
+                position += 1
+            } else {
+                buffer[position] = UInt8(ascii: "%")
+                buffer[position + 1] = hex.utf8Start[Int(byte >> 4)]
+                buffer[position + 2] = hex.utf8Start[Int(byte & 0x0F)]
+                position += 3
+            }
+        }
+        return position
     }
 
     /// Decodes one name or value: `+` is a space, `%XX` a byte; invalid escapes are kept as text.
