@@ -7,7 +7,7 @@ import Foundation
 /// The endpoints a client talks to, from discovery or given by hand: the token endpoint always, the device
 /// authorization endpoint for the device flow and the authorization endpoint for the code grant — a server may have
 /// only one of the two.
-public struct ServerEndpoints: Sendable, Hashable, Codable {
+public struct ServerEndpoints: Sendable, Hashable, Codable, StoredDecodable {
     /// The stored names, in the snake_case of the rest of a profile file (and of RFC 8414).
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -238,11 +238,6 @@ public struct ServerEndpoints: Sendable, Hashable, Codable {
 }
 
 extension ServerEndpoints {
-    /// Reads endpoints in the stored form (a profile's `endpoints`), as `init(stored:)` reads them; they are written
-    /// by the compiler's `Encodable`, under `CodingKeys`.
-    public init(from decoder: Decoder) throws {
-        try self.init(stored: try JSONFields(decoding: decoder))
-    }
 
     /// Reads endpoints in the stored form: part of the one reader of a profile's file
     /// (``ProfileRecord/init(stored:)``). Each endpoint must be an absolute `http(s)` URI (``EndpointURL``); it is

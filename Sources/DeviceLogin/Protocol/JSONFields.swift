@@ -177,3 +177,20 @@ package struct JSONFields: Sendable {
         path.isEmpty ? "the top level" : path.joined(separator: ".")
     }
 }
+
+/// A stored type whose one reader is `init(stored:)`: its `Decodable` conformance is this protocol's
+/// `init(from:)`, which reads the object the decoder stands at (``JSONFields/init(decoding:)``) and hands it over, so
+/// that `JSONDecoder` and the store read a record by the same rules. Encoding stays the compiler's, under each
+/// type's `CodingKeys`.
+package protocol StoredDecodable: Decodable {
+    /// Reads the value from its stored form.
+    /// - Throws: ``DeviceLoginError`` naming the first field that cannot be read.
+    init(stored fields: JSONFields) throws
+}
+
+extension StoredDecodable {
+    /// Reads the value in its stored form, as `init(stored:)` reads it.
+    public init(from decoder: any Decoder) throws {
+        try self.init(stored: try JSONFields(decoding: decoder))
+    }
+}

@@ -86,7 +86,7 @@ public struct IDTokenVerification: Sendable, Hashable {
     }
 }
 
-extension IDTokenVerification: Codable {
+extension IDTokenVerification: Codable, StoredDecodable {
     enum CodingKeys: String, CodingKey {
         case outcome, problem
         case algorithm = "alg"
@@ -94,11 +94,6 @@ extension IDTokenVerification: Codable {
         case tokenDigest = "sha256"
         case checkedAt = "checked_at"
         case keysUnavailableAt = "keys_unavailable_at"
-    }
-
-    /// Reads a verdict in the stored form, as `init(stored:)` reads it.
-    public init(from decoder: Decoder) throws {
-        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads a verdict in the stored form (times as Unix seconds, like the rest of a token file): part of the one

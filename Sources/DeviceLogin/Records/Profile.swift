@@ -229,7 +229,7 @@ public struct Profile: Sendable, Hashable {
     }
 }
 
-extension Profile: Codable {
+extension Profile: Codable, StoredDecodable {
     enum CodingKeys: String, CodingKey {
         case name, issuer, endpoints
         case clientID = "client_id"
@@ -243,11 +243,6 @@ extension Profile: Codable {
         case tokenStore = "store"
         case flow
         case redirectPort = "redirect_port"
-    }
-
-    /// Reads a profile in the stored form, as `init(stored:)` reads it.
-    public init(from decoder: Decoder) throws {
-        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads a profile in the stored form, checked as a profile made in code is checked (its name, its bindings, its

@@ -3,7 +3,7 @@
 /// Signing out keeps the record with ``tokens`` nil, so the profile can sign in again without being set up anew.
 /// ``version`` lets a later format be told apart; a store refuses a version newer than it knows. ``revision`` tells
 /// which of two copies of a profile's record is the newer one.
-public struct ProfileRecord: Sendable, Hashable, Codable {
+public struct ProfileRecord: Sendable, Hashable, Codable, StoredDecodable {
     /// The format version this library writes: 1.
     public static let currentVersion = 1
 
@@ -31,11 +31,6 @@ public struct ProfileRecord: Sendable, Hashable, Codable {
         self.profile = profile
         self.tokens = tokens
         self.revision = 0
-    }
-
-    /// Reads a record in the stored form, as `init(stored:)` reads it.
-    public init(from decoder: any Decoder) throws {
-        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads a record in the stored form: the one reader of a profile's file, for ``FileTokenStore`` on every

@@ -10,18 +10,13 @@ import Foundation
 /// Every time read from or written to the stored form passes ``TokenSet/storedTimes``: a file is outside input, and
 /// an `expires_at` of 1e300 or 9.3e18 once made every later `status` trap. Such a value is an error that names the
 /// field (the store adds the file and what to do), never a date the rest of the program must survive.
-extension TokenSet: Codable {
+extension TokenSet: Codable, StoredDecodable {
     /// The keys beyond those of the main access token, which are read and written as a ``ResourceToken``'s.
     enum CodingKeys: String, CodingKey {
         case refreshToken = "refresh_token"
         case idToken = "id_token"
         case resourceTokens = "resources"
         case idTokenVerification = "id_token_verification"
-    }
-
-    /// Reads a token set in the stored form, as `init(stored:)` reads it.
-    public init(from decoder: Decoder) throws {
-        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads a token set in the stored form: part of the one reader of a profile's file
@@ -61,18 +56,13 @@ extension TokenSet: Codable {
     }
 }
 
-extension TokenSet.ResourceToken: Codable {
+extension TokenSet.ResourceToken: Codable, StoredDecodable {
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
         case tokenType = "token_type"
         case expiresAt = "expires_at"
         case scope
         case issuedAt = "issued_at"
-    }
-
-    /// Reads a resource token in the stored form, as `init(stored:)` reads it.
-    public init(from decoder: Decoder) throws {
-        try self.init(stored: try JSONFields(decoding: decoder))
     }
 
     /// Reads a resource token in the stored form (the main token's fields are a token set's own).
