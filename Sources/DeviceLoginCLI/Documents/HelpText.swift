@@ -102,20 +102,44 @@ enum HelpText {
     static let maximumSynopsisWidth = 26
 
     /// Splits `text` into lines of at most `width` characters at spaces (a longer word stands alone).
+    ///
+    /// It goes over the text's bytes once and measures each word once, an ASCII word by its bytes: `--help` wraps
+    /// every summary and meaning of the tool, and splitting by `Character` and counting the line built so far for
+    /// each word made wrapping half of `--help`'s instructions (callgrind: 2.26 M of 4.48 M).
     static func wrap(_ text: String, width: Int) -> [String] {
+        let bytes = Array(text.utf8)
+        let space = UInt8(ascii: " ")
         var lines: [String] = []
-        var current = ""
-        for word in text.split(separator: " ") {
-            if current.isEmpty {
-                current = String(word)
-            } else if current.count + 1 + word.count <= width {
-                current += " " + word
-            } else {
-                lines.append(current)
-                current = String(word)
+        var line: [UInt8] = []
+        var lineWidth = 0
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] != space else {
+                index += 1
+                continue
             }
+            let start = index
+            var ascii = true
+            while index < bytes.count, bytes[index] != space {
+                ascii = ascii && bytes[index] < 0x80
+                index += 1
+            }
+            let word = bytes[start..<index]
+            let wordWidth = ascii ? word.count : String(decoding: word, as: UTF8.self).count
+            if !line.isEmpty {
+                if lineWidth + 1 + wordWidth <= width {
+                    line.append(space)
+                    lineWidth += 1
+                } else {
+                    lines.append(String(decoding: line, as: UTF8.self))
+                    line.removeAll(keepingCapacity: true)
+                    lineWidth = 0
+                }
+            }
+            line += word
+            lineWidth += wordWidth
         }
-        if !current.isEmpty { lines.append(current) }
+        if !line.isEmpty { lines.append(String(decoding: line, as: UTF8.self)) }
         return lines
     }
 

@@ -40,6 +40,16 @@ struct HelpTextTests {
         #expect(checked > 300)
     }
 
+    @Test("wrapping counts a word by its characters, not its bytes, and lets a longer word stand alone")
+    func wrapCountsCharacters() {
+        // "café" is 5 bytes and 4 characters, "—" 3 bytes and 1: by characters, "a café —" is 8 wide and fits.
+        #expect(HelpText.wrap("a café — b", width: 8) == ["a café —", "b"])
+        #expect(HelpText.wrap("one  two", width: 7) == ["one two"])
+        #expect(HelpText.wrap("a verylongword b", width: 4) == ["a", "verylongword", "b"])
+        #expect(HelpText.wrap("e\u{301}e\u{301} x", width: 4) == ["e\u{301}e\u{301} x"])
+        #expect(HelpText.wrap("", width: 10).isEmpty)
+    }
+
     @Test("--help's last words name a first command that works after install.sh, and where the demo comes from")
     func startHere() {
         let help = HelpText.tool(CLI.commands)
