@@ -36,7 +36,55 @@ package enum CLI {
         return name == dockerHelperProgram ? ["docker-credential"] + arguments : arguments
     }
 
-    /// Runs the tool with `arguments` (without the program name).
+    /// What the words ask for, decided before anything starts: an answer that is all the process does (help, the
+    /// version, a usage error), written already, or a command to run with the words after its name.
+    enum Start {
+        /// Answered; the process ends with this code.
+        case answered(ExitCode)
+        /// The command to run, and the words after its name.
+        case command(CommandSpec, [String])
+    }
+
+    /// Answers help, the version and a usage error at once, on the calling thread: `CLIProcess` asks before it
+    /// starts the signal handling and the executor's thread, which `--help` does not need (two threads made and
+    /// joined were a fifth of its start-up). Otherwise names the command to run.
+    /// - Parameters:
+    ///   - arguments: The words after the program's name.
+    ///   - context: What the answer is written to.
+    ///   - commands: The command table.
+    static func start(_ arguments: [String], context: CLIContext, commands: [CommandSpec]) -> Start {
+        let width = HelpText.lineWidth(columns: context.stdoutColumns)
+        guard let first = arguments.first else {
+            let stderrWidth = context.terminal.isTerminal ? context.terminal.columns : nil
+            context.stderr.write(HelpText.tool(commands, lineWidth: HelpText.lineWidth(columns: stderrWidth)))
+            return .answered(.usage)
+        }
+        switch first {
+        case "--help", "-h", "help":
+            return .answered(help(Array(arguments.dropFirst()), context: context, commands: commands))
+        case "--version", "-V", "version":
+            return .answered(emit("device-login \(DeviceLoginVersion.string)\n", context: context))
+        default:
+            break
+        }
+        guard let command = (commands + unlistedCommands).first(where: { $0.name == first }) else {
+            let message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
+            let candidates = first.hasPrefix("-") ? topLevelOptions : commands.map(\.name) + ["help", "version"]
+            return .answered(
+                usageError(
+                    UsageError(Suggestion.message(message, for: first, among: candidates)), context: context,
+                    commands: commands))
+        }
+        let rest = Array(arguments.dropFirst())
+        // Only before `--`: after it come words that are not ours (`exec -- grep --help` runs grep).
+        let ownWords = rest.prefix { $0 != "--" }
+        if ownWords.contains("--help") || ownWords.contains("-h") {
+            return .answered(emit(HelpText.command(command, lineWidth: width), context: context))
+        }
+        return .command(command, rest)
+    }
+
+    /// Runs the tool with `arguments` (without the program name): ``start(_:context:commands:)``, then the command.
     /// - Parameters:
     ///   - arguments: The words after the program's name.
     ///   - context: What the commands may touch: the environment, the standard streams, the transport, the clock.
@@ -45,33 +93,22 @@ package enum CLI {
     static func run(
         _ arguments: [String], context: CLIContext, commands: [CommandSpec] = CLI.commands
     ) async -> ExitCode {
-        let width = HelpText.lineWidth(columns: context.stdoutColumns)
-        guard let first = arguments.first else {
-            let stderrWidth = context.terminal.isTerminal ? context.terminal.columns : nil
-            context.stderr.write(HelpText.tool(commands, lineWidth: HelpText.lineWidth(columns: stderrWidth)))
-            return .usage
+        switch start(arguments, context: context, commands: commands) {
+        case .answered(let code): return code
+        case .command(let command, let rest): return await run(command, rest, context: context, commands: commands)
         }
-        switch first {
-        case "--help", "-h", "help":
-            return help(Array(arguments.dropFirst()), context: context, commands: commands)
-        case "--version", "-V", "version":
-            return emit("device-login \(DeviceLoginVersion.string)\n", context: context)
-        default:
-            break
-        }
-        guard let command = (commands + unlistedCommands).first(where: { $0.name == first }) else {
-            let message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
-            let candidates = first.hasPrefix("-") ? topLevelOptions : commands.map(\.name) + ["help", "version"]
-            return usageError(
-                UsageError(Suggestion.message(message, for: first, among: candidates)), context: context,
-                commands: commands)
-        }
-        let rest = Array(arguments.dropFirst())
-        // Only before `--`: after it come words that are not ours (`exec -- grep --help` runs grep).
-        let ownWords = rest.prefix { $0 != "--" }
-        if ownWords.contains("--help") || ownWords.contains("-h") {
-            return emit(HelpText.command(command, lineWidth: width), context: context)
-        }
+    }
+
+    /// Runs `command` with the words after its name.
+    /// - Parameters:
+    ///   - command: The command, from ``start(_:context:commands:)``.
+    ///   - rest: The words after its name.
+    ///   - context: What the command may touch.
+    ///   - commands: The command table, for a usage error's help.
+    /// - Returns: The exit code.
+    static func run(
+        _ command: CommandSpec, _ rest: [String], context: CLIContext, commands: [CommandSpec]
+    ) async -> ExitCode {
         // The fast lane's plan, when it prepared one for this command: its options are these words, parsed.
         var context = context
         if context.plan?.command != command.name { context.plan = nil }

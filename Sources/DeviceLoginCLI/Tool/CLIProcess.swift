@@ -68,15 +68,23 @@ package enum CLIProcess {
                     + hardening.description + ")")
         }
 
+        // Help, the version and a usage error are answered here, on this thread: they need neither the signal
+        // handling nor the executor's thread, which cost more than the answer.
+        let commands = commands()
+        let command: CommandSpec
+        let rest: [String]
+        switch CLI.start(arguments, context: context, commands: commands) {
+        case .answered(let code): end(code)
+        case .command(let named, let words): (command, rest) = (named, words)
+        }
         // Signals are handled before the work starts, so none arrives in between with its default action.
         let signals = InterruptHandler(stderr: context.stderr, allowsEscapes: terminal.allowsEscapes)
-        let commands = commands()
         // Every job of the work runs on one thread of its own (SerialThreadExecutor): a waiting sign-in then wakes one
         // thread per poll instead of making libdispatch's pool anew. Should the thread not start, the default executor.
         let executor = SerialThreadExecutor()
         let preferred: (any TaskExecutor)? = executor.start() ? executor : nil
         let work = Task(executorPreference: preferred) {
-            await CLI.run(arguments, context: context, commands: commands)
+            await CLI.run(command, rest, context: context, commands: commands)
         }
         signals.cancel(work)
         Task(executorPreference: preferred) {

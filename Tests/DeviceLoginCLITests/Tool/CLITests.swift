@@ -54,6 +54,35 @@ struct CLITests {
         #expect(command.stdout.contains("USAGE: device-login token [options]"))
     }
 
+    @Test("help, the version and usage errors are answered by start, before the process starts its threads")
+    func answeredAtStart() {
+        let answered: [([String], ExitCode)] = [
+            (["--help"], .success), (["help", "login"], .success), (["token", "--help"], .success),
+            (["exec", "-h", "--", "true"], .success), (["--version"], .success), ([], .usage), (["nope"], .usage),
+        ]
+        for (words, expected) in answered {
+            let (context, stdout, stderr) = CLIHarness.context()
+            guard case .answered(let code) = CLI.start(words, context: context, commands: CLI.commands) else {
+                Issue.record("\(words) was not answered at start")
+                continue
+            }
+            #expect(code == expected, "\(words)")
+            #expect(!(stdout() + stderr()).isEmpty, "\(words) wrote nothing")
+        }
+        // A command runs later, with its words; `--help` after `--` is the child's.
+        let (context, stdout, _) = CLIHarness.context()
+        guard
+            case .command(let command, let rest) = CLI.start(
+                ["exec", "--", "grep", "--help"], context: context, commands: CLI.commands)
+        else {
+            Issue.record("exec -- grep --help was answered at start")
+            return
+        }
+        #expect(command.name == "exec")
+        #expect(rest == ["--", "grep", "--help"])
+        #expect(stdout().isEmpty)
+    }
+
     @Test("--version")
     func version() async {
         let result = await CLIHarness.run(["--version"])
