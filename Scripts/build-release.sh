@@ -47,6 +47,10 @@ mkdir -p "$link_dir"
 printf 'INPUT(%s)\n' "$cxx_archive" >"$link_dir/libstdc++.so"
 
 flags=(-Xswiftc -L -Xswiftc "$link_dir")
+# No RUNPATH: SwiftPM writes $ORIGIN into every executable, and the loader then looks for libm, libgcc_s and libc in the
+# binary's folder (and its glibc-hwcaps, tls and x86_64 subfolders) before the system's: 26 failed system calls at every
+# start of a binary that links the Swift runtime in and loads nothing from beside itself.
+flags+=(--disable-local-rpath)
 # Compiled for size (Scripts/size-flags.sh; SwiftPM links executables with --gc-sections), so that the code nothing
 # reaches is dropped. Measured on this package (stripped bytes): 16,506,288 before; 15,936,944 with the size flags;
 # 15,510,960 with lld's --icf=all below. The token fast path runs 1.5 % more instructions (callgrind: 2,250,299 ->
