@@ -28,7 +28,7 @@ package struct CompactJWS: Sendable {
     ///   that is not JSON or has no `alg`, a `crit` header.
     package init(_ text: String, maximumBytes: Int) throws(Failure) {
         guard text.utf8.count <= maximumBytes else { throw Failure("it is longer than \(maximumBytes) bytes") }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = Self.parts(of: text)
         if parts.count == 5 { throw Failure("it is encrypted (JWE), which is not supported") }
         guard parts.count == 3 else { throw Failure("it does not have three dot-separated parts") }
         guard let headerBytes = Base64URL.decode(parts[0], maximumBytes: maximumBytes),
@@ -46,6 +46,28 @@ package struct CompactJWS: Sendable {
         self.payload = payload
         self.signature = signature
         self.signingInput = Array(text.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+    }
+
+    /// `text` split at every dot, empty parts kept.
+    ///
+    /// Split by UTF-8 byte, not by `Character`: a dot is one byte that is never part of another character's bytes, and
+    /// splitting an ID token of 800 characters by `Character` cost 260,000 instructions (issue 19). A dot followed
+    /// by a combining mark, one `Character`, is split too; neither half is base64url, so such a text is refused
+    /// either way.
+    package static func parts(of text: String) -> [Substring] {
+        var text = text
+        let dots = text.withUTF8 { bytes in bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") } }
+        let utf8 = text.utf8
+        var parts: [Substring] = []
+        parts.reserveCapacity(dots.count + 1)
+        var start = utf8.startIndex
+        for offset in dots {
+            let dot = utf8.index(utf8.startIndex, offsetBy: offset)
+            parts.append(Substring(utf8[start..<dot]))
+            start = utf8.index(after: dot)
+        }
+        parts.append(Substring(utf8[start...]))
+        return parts
     }
 
     /// The header's `alg`, as sent.

@@ -23,7 +23,7 @@ struct CompactJWT {
         guard token.utf8.count <= maximumBytes else {
             throw invalid("it is longer than \(maximumBytes) bytes")
         }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = CompactJWS.parts(of: token)
         if parts.count == 5 { throw invalid("it is encrypted (JWE), which is not supported") }
         guard parts.count == 3 else { throw invalid("it does not have three dot-separated parts") }
         guard let header = Self.decodeObject(parts[0]) else { throw invalid("the header is not base64url JSON") }
@@ -38,16 +38,17 @@ struct CompactJWT {
     }
 
     /// Decodes base64url (RFC 4648 §5), padded or not.
+    ///
+    /// Byte by byte: base64 is ASCII, so a text with any other byte is not base64url (nil).
     static func base64URLDecode(_ text: Substring) -> Data? {
-        var base64 = String(
-            text.map { character -> Character in
-                switch character {
-                case "-": return "+"
-                case "_": return "/"
-                default: return character
-                }
-            })
-        while base64.utf8.count % 4 != 0 { base64.append("=") }
-        return Data(base64Encoded: base64)
+        var base64 = text.utf8.map { byte in
+            switch byte {
+            case UInt8(ascii: "-"): UInt8(ascii: "+")
+            case UInt8(ascii: "_"): UInt8(ascii: "/")
+            default: byte
+            }
+        }
+        while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
+        return Data(base64Encoded: Data(base64))
     }
 }

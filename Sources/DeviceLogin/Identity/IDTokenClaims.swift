@@ -59,23 +59,23 @@ public struct IDTokenClaims: WireMapped, Hashable {
     /// The claims (OpenID Connect Core §2, §5.1), in the order they are checked.
     /// ``WireMapped`` reads and writes the message by this table.
     static let wire = WireMapping<Self>(
-        start: Self(), unknown: \.additionalClaims,
+        start: Self(), unknown: \.additionalClaims, setUnknown: { $0.additionalClaims = $1 },
         missing: { DeviceLoginError(.invalidIDToken, "the ID token has no \($0) claim") },
         fields: [
-            .required("iss", \.issuer, .string),
-            .required("sub", \.subject, .string),
-            .required("aud", \.audience, .audience),
-            .required("exp", \.expiresAt, .numericDate),
-            .required("iat", \.issuedAt, .numericDate),
-            .optional("auth_time", \.authTime, .numericDate),
-            .optional("nonce", \.nonce, .string),
-            .optional("azp", \.authorizedParty, .string),
-            .optional("name", \.name, .string),
-            .optional("given_name", \.givenName, .string),
-            .optional("family_name", \.familyName, .string),
-            .optional("preferred_username", \.preferredUsername, .string),
-            .optional("email", \.email, .string),
-            .optional("email_verified", \.emailVerified, .boolean),
+            .required("iss", \.issuer, .string) { $0.issuer = $1 },
+            .required("sub", \.subject, .string) { $0.subject = $1 },
+            .required("aud", \.audience, .audience) { $0.audience = $1 },
+            .required("exp", \.expiresAt, .numericDate) { $0.expiresAt = $1 },
+            .required("iat", \.issuedAt, .numericDate) { $0.issuedAt = $1 },
+            .optional("auth_time", \.authTime, .numericDate) { $0.authTime = $1 },
+            .optional("nonce", \.nonce, .string) { $0.nonce = $1 },
+            .optional("azp", \.authorizedParty, .string) { $0.authorizedParty = $1 },
+            .optional("name", \.name, .string) { $0.name = $1 },
+            .optional("given_name", \.givenName, .string) { $0.givenName = $1 },
+            .optional("family_name", \.familyName, .string) { $0.familyName = $1 },
+            .optional("preferred_username", \.preferredUsername, .string) { $0.preferredUsername = $1 },
+            .optional("email", \.email, .string) { $0.email = $1 },
+            .optional("email_verified", \.emailVerified, .boolean) { $0.emailVerified = $1 },
         ]
     )
 

@@ -43,22 +43,22 @@ public struct UserInfo: WireMapped, Hashable {
     /// The claims (OpenID Connect Core §5.1), in the order they are checked.
     /// ``WireMapped`` reads and writes the message by this table.
     static let wire = WireMapping<Self>(
-        start: Self(subject: ""), unknown: \.additionalClaims,
+        start: Self(subject: ""), unknown: \.additionalClaims, setUnknown: { $0.additionalClaims = $1 },
         missing: { DeviceLoginError(.invalidResponse, "the userinfo response has no \($0) claim") },
         fields: [
-            .required("sub", \.subject, .string),
-            .optional("name", \.name, .string),
-            .optional("given_name", \.givenName, .string),
-            .optional("family_name", \.familyName, .string),
-            .optional("nickname", \.nickname, .string),
-            .optional("preferred_username", \.preferredUsername, .string),
-            .optional("picture", \.picture, .string),
-            .optional("email", \.email, .string),
-            .optional("email_verified", \.emailVerified, .boolean),
-            .optional("phone_number", \.phoneNumber, .string),
-            .optional("phone_number_verified", \.phoneNumberVerified, .boolean),
-            .optional("locale", \.locale, .string),
-            .optional("updated_at", \.updatedAt, .numericDate),
+            .required("sub", \.subject, .string) { $0.subject = $1 },
+            .optional("name", \.name, .string) { $0.name = $1 },
+            .optional("given_name", \.givenName, .string) { $0.givenName = $1 },
+            .optional("family_name", \.familyName, .string) { $0.familyName = $1 },
+            .optional("nickname", \.nickname, .string) { $0.nickname = $1 },
+            .optional("preferred_username", \.preferredUsername, .string) { $0.preferredUsername = $1 },
+            .optional("picture", \.picture, .string) { $0.picture = $1 },
+            .optional("email", \.email, .string) { $0.email = $1 },
+            .optional("email_verified", \.emailVerified, .boolean) { $0.emailVerified = $1 },
+            .optional("phone_number", \.phoneNumber, .string) { $0.phoneNumber = $1 },
+            .optional("phone_number_verified", \.phoneNumberVerified, .boolean) { $0.phoneNumberVerified = $1 },
+            .optional("locale", \.locale, .string) { $0.locale = $1 },
+            .optional("updated_at", \.updatedAt, .numericDate) { $0.updatedAt = $1 },
         ]
     )
 

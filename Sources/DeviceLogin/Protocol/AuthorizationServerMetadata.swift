@@ -33,24 +33,32 @@ public struct AuthorizationServerMetadata: WireMapped, Hashable {
     /// The fields (RFC 8414 §2, RFC 8628 §4, OpenID Connect Discovery 1.0 §3), in the order they are checked.
     /// ``WireMapped`` reads and writes the message by this table.
     static let wire = WireMapping<Self>(
-        start: Self(issuer: ""), unknown: \.additionalFields,
+        start: Self(issuer: ""), unknown: \.additionalFields, setUnknown: { $0.additionalFields = $1 },
         missing: { DeviceLoginError(.discovery, "the server metadata has no \($0)") },
         fields: [
-            .required("issuer", \.issuer, .string),
-            .optional("device_authorization_endpoint", \.deviceAuthorizationEndpoint, .string),
-            .optional("token_endpoint", \.tokenEndpoint, .string),
-            .optional("revocation_endpoint", \.revocationEndpoint, .string),
-            .optional("userinfo_endpoint", \.userinfoEndpoint, .string),
-            .optional("jwks_uri", \.jwksURI, .string),
-            .optional("scopes_supported", \.scopesSupported, .stringList),
-            .optional("grant_types_supported", \.grantTypesSupported, .stringList),
-            .optional("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported, .stringList),
-            .optional("authorization_endpoint", \.authorizationEndpoint, .string),
-            .optional("code_challenge_methods_supported", \.codeChallengeMethodsSupported, .stringList),
-            .optional("response_modes_supported", \.responseModesSupported, .stringList),
+            .required("issuer", \.issuer, .string) { $0.issuer = $1 },
+            .optional("device_authorization_endpoint", \.deviceAuthorizationEndpoint, .string) {
+                $0.deviceAuthorizationEndpoint = $1
+            },
+            .optional("token_endpoint", \.tokenEndpoint, .string) { $0.tokenEndpoint = $1 },
+            .optional("revocation_endpoint", \.revocationEndpoint, .string) { $0.revocationEndpoint = $1 },
+            .optional("userinfo_endpoint", \.userinfoEndpoint, .string) { $0.userinfoEndpoint = $1 },
+            .optional("jwks_uri", \.jwksURI, .string) { $0.jwksURI = $1 },
+            .optional("scopes_supported", \.scopesSupported, .stringList) { $0.scopesSupported = $1 },
+            .optional("grant_types_supported", \.grantTypesSupported, .stringList) { $0.grantTypesSupported = $1 },
+            .optional("token_endpoint_auth_methods_supported", \.tokenEndpointAuthMethodsSupported, .stringList) {
+                $0.tokenEndpointAuthMethodsSupported = $1
+            },
+            .optional("authorization_endpoint", \.authorizationEndpoint, .string) { $0.authorizationEndpoint = $1 },
+            .optional("code_challenge_methods_supported", \.codeChallengeMethodsSupported, .stringList) {
+                $0.codeChallengeMethodsSupported = $1
+            },
+            .optional("response_modes_supported", \.responseModesSupported, .stringList) {
+                $0.responseModesSupported = $1
+            },
             .optional(
                 "authorization_response_iss_parameter_supported", \.authorizationResponseIssuerSupported, .boolean
-            ),
+            ) { $0.authorizationResponseIssuerSupported = $1 },
         ]
     )
 

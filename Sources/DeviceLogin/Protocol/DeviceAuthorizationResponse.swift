@@ -39,6 +39,7 @@ public struct DeviceAuthorizationResponse: WireMapped, Hashable {
     /// ``WireMapped`` reads and writes the message by this table.
     static let wire = WireMapping<Self>(
         start: Self(deviceCode: "", userCode: "", verificationURI: "", expiresIn: 1), unknown: \.additionalFields,
+        setUnknown: { $0.additionalFields = $1 },
         missing: { name in
             let what = name == "expires_in" ? "valid expires_in" : name
             return DeviceLoginError(.invalidResponse, "the device authorization response has no \(what)")
@@ -53,22 +54,24 @@ public struct DeviceAuthorizationResponse: WireMapped, Hashable {
             }
         },
         fields: [
-            .required("device_code", \.deviceCode, .string),
-            .required("user_code", \.userCode, .string),
+            .required("device_code", \.deviceCode, .string) { $0.deviceCode = $1 },
+            .required("user_code", \.userCode, .string) { $0.userCode = $1 },
             // Quirk: Google and early Microsoft endpoints send `verification_url`.
-            .required("verification_uri", \.verificationURI, .string, aliases: ["verification_url"]),
+            .required("verification_uri", \.verificationURI, .string, aliases: ["verification_url"]) {
+                $0.verificationURI = $1
+            },
             // Quirk: Google sends `verification_url_complete` in some versions.
             .optional(
                 "verification_uri_complete", \.verificationURIComplete, .string, aliases: ["verification_url_complete"]
-            ),
+            ) { $0.verificationURIComplete = $1 },
             // 0 or less is refused: a device code that has already expired.
             // More than a day reads as a day: the local deadline, and the time shown, stay sane.
             .required(
                 "expires_in", \.expiresIn, .integer.requiring { $0 > 0 }.clamped(to: 1...Self.maximumLifetime)
-            ),
+            ) { $0.expiresIn = $1 },
             // Absent stays nil, 0 stays 0: `effectiveInterval` applies the RFC's default. More than an hour, even
             // 1e15 or a number too large for an integer, reads as an hour, and 2.5 as 3: never faster than asked.
-            .optional("interval", \.interval, .waitSeconds(atMost: Self.maximumInterval)),
+            .optional("interval", \.interval, .waitSeconds(atMost: Self.maximumInterval)) { $0.interval = $1 },
         ]
     )
 

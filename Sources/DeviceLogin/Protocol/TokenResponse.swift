@@ -21,17 +21,19 @@ public struct TokenResponse: WireMapped, Hashable {
     /// The fields (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3), in the order they are checked.
     /// ``WireMapped`` reads and writes the message by this table.
     static let wire = WireMapping<Self>(
-        start: Self(accessToken: ""), unknown: \.additionalFields,
+        start: Self(accessToken: ""), unknown: \.additionalFields, setUnknown: { $0.additionalFields = $1 },
         missing: { DeviceLoginError(.invalidResponse, "the token response has no \($0)") },
         fields: [
-            .required("access_token", \.accessToken, .string),
+            .required("access_token", \.accessToken, .string) { $0.accessToken = $1 },
             // Quirk: a missing `token_type` reads as `Bearer` (some providers omit it on refresh).
-            .defaulted("token_type", \.tokenType, .string, absent: "Bearer"),
+            .defaulted("token_type", \.tokenType, .string, absent: "Bearer") { $0.tokenType = $1 },
             // Negative reads as 0 (expired: refreshed before use), more than 10 years as 10 years.
-            .optional("expires_in", \.expiresIn, .integer.clamped(to: 0...TokenResponse.maximumLifetime)),
-            .optional("refresh_token", \.refreshToken, .string),
-            .optional("scope", \.scope, .string),
-            .optional("id_token", \.idToken, .string),
+            .optional("expires_in", \.expiresIn, .integer.clamped(to: 0...TokenResponse.maximumLifetime)) {
+                $0.expiresIn = $1
+            },
+            .optional("refresh_token", \.refreshToken, .string) { $0.refreshToken = $1 },
+            .optional("scope", \.scope, .string) { $0.scope = $1 },
+            .optional("id_token", \.idToken, .string) { $0.idToken = $1 },
         ]
     )
 

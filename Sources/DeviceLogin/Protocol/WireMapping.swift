@@ -8,11 +8,11 @@
 ///
 /// ```swift
 /// static let wire = WireMapping<Self>(
-///     start: Self(accessToken: ""), unknown: \.additionalFields,
+///     start: Self(accessToken: ""), unknown: \.additionalFields, setUnknown: { $0.additionalFields = $1 },
 ///     missing: { DeviceLoginError(.invalidResponse, "the token response has no \($0)") },
 ///     fields: [
-///         .required("access_token", \.accessToken, .string),
-///         .optional("expires_in", \.expiresIn, .integer),
+///         .required("access_token", \.accessToken, .string) { $0.accessToken = $1 },
+///         .optional("expires_in", \.expiresIn, .integer) { $0.expiresIn = $1 },
 ///     ]
 /// )
 /// ```
@@ -24,8 +24,15 @@
 /// reads typed fields out of it on every access: the stored properties keep the compiler's equality and hashing
 /// exactly as before, keep a value set in code exactly as set (a JSON store would pass every `Int` through a `Double`
 /// and the bounds of ``JSONValue/integerValue``), need no placeholder to return for a required field, and stay plain
-/// documented properties. A row names its property by key path, so the compiler checks that it exists and has the
-/// row's type.
+/// documented properties.
+///
+/// A row names its property twice: a getter written as a key path literal (`\.accessToken`, which the compiler turns
+/// into a plain function where a function is expected, SE-0249) and a setter closure (`{ $0.accessToken = $1 }`), so
+/// the compiler checks that the property exists and has the row's type. Not a `WritableKeyPath`: the runtime builds
+/// each of those on first use and every access through one is a call into it, which cost 1.5 million of the 30
+/// million instructions of a whole sign-in (issue 19). That both halves of a row name the same property, and that no
+/// two rows share one, is checked by `WireMappingRowTests`, which sends every field of every table through a decode
+/// and an encode.
 ///
 /// Provider quirks live in two places only, each with a comment naming the provider: value-level ones in the
 /// ``WireKind`` readers (numbers sent as strings, booleans as strings), field-level ones in a message's row (an
@@ -42,52 +49,55 @@ struct WireMapping<Message: Sendable>: Sendable {
 
         /// A field the message cannot do without: decoding fails when it is absent or unreadable.
         static func required<Value: Sendable>(
-            _ name: String, _ property: WritableKeyPath<Message, Value> & Sendable, _ kind: WireKind<Value>,
-            aliases: [String] = []
+            _ name: String, _ get: @escaping @Sendable (Message) -> Value, _ kind: WireKind<Value>,
+            aliases: [String] = [], set: @escaping @Sendable (inout Message, Value) -> Void
         ) -> Field {
-            Field([name] + aliases, property, kind, stored: { $0 }, sent: { $0 })
+            Field([name] + aliases, get, set, kind, stored: { $0 }, sent: { $0 })
         }
 
         /// A field that may be absent (nil); an unreadable value reads as absent.
         static func optional<Value: Sendable>(
-            _ name: String, _ property: WritableKeyPath<Message, Value?> & Sendable, _ kind: WireKind<Value>,
-            aliases: [String] = []
+            _ name: String, _ get: @escaping @Sendable (Message) -> Value?, _ kind: WireKind<Value>,
+            aliases: [String] = [], set: @escaping @Sendable (inout Message, Value?) -> Void
         ) -> Field {
-            Field([name] + aliases, property, kind, stored: { .some($0) }, sent: { $0 })
+            Field([name] + aliases, get, set, kind, stored: { .some($0) }, sent: { $0 })
         }
 
         /// A field read as `absent` when it is absent or unreadable, and always written.
         static func defaulted<Value: Sendable>(
-            _ name: String, _ property: WritableKeyPath<Message, Value> & Sendable, _ kind: WireKind<Value>,
-            absent: Value
+            _ name: String, _ get: @escaping @Sendable (Message) -> Value, _ kind: WireKind<Value>,
+            absent: Value, set: @escaping @Sendable (inout Message, Value) -> Void
         ) -> Field {
-            Field([name], property, kind, stored: { $0 ?? absent }, sent: { $0 })
+            Field([name], get, set, kind, stored: { $0 ?? absent }, sent: { $0 })
         }
 
-        /// A field whose property holds `Stored`.
+        /// A field whose property holds `Stored`, read by `get` and written by `set`.
         /// - Parameters:
         ///   - stored: What the property gets for the value read (nil when nothing was readable); nil fails decoding.
         ///   - sent: What is written for the property's value; nil writes nothing.
         private init<Stored, Value: Sendable>(
-            _ names: [String], _ property: WritableKeyPath<Message, Stored> & Sendable, _ kind: WireKind<Value>,
+            _ names: [String], _ get: @escaping @Sendable (Message) -> Stored,
+            _ set: @escaping @Sendable (inout Message, Stored) -> Void, _ kind: WireKind<Value>,
             stored: @escaping @Sendable (Value?) -> Stored?, sent: @escaping @Sendable (Stored) -> Value?
         ) {
             self.names = names
             read = { object, message in
                 guard let value = stored(kind.first(names, in: object)) else { return false }
-                message[keyPath: property] = value
+                set(&message, value)
                 return true
             }
             write = { message, object in
-                if let value = sent(message[keyPath: property]) { object[names[0]] = kind.write(value) }
+                if let value = sent(get(message)) { object[names[0]] = kind.write(value) }
             }
         }
     }
 
     /// The value decoding starts from; every required field is overwritten, or decoding fails.
     let start: Message
-    /// The property that keeps the fields the table does not name.
-    let unknown: WritableKeyPath<Message, JSONObject> & Sendable
+    /// Reads the property that keeps the fields the table does not name.
+    let unknown: @Sendable (Message) -> JSONObject
+    /// Writes the property that keeps the fields the table does not name.
+    let setUnknown: @Sendable (inout Message, JSONObject) -> Void
     /// The error for a required field that is absent or unreadable, given its wire name.
     let missing: @Sendable (String) -> DeviceLoginError
     /// Refuses a message whose fields were all read but that the client cannot use (a token that cannot go in a
@@ -101,12 +111,14 @@ struct WireMapping<Message: Sendable>: Sendable {
     /// Creates the mapping of one message type.
     /// - Parameters:
     ///   - start: A value of the message whose required fields decoding overwrites.
-    ///   - unknown: The property that keeps unknown fields (`additionalFields`, `additionalClaims`).
+    ///   - unknown: Reads the property that keeps unknown fields (`additionalFields`, `additionalClaims`).
+    ///   - setUnknown: Writes that property.
     ///   - missing: The error thrown for a required field, given its wire name.
     ///   - check: Refuses a message read in full that the client cannot use; by default none.
     ///   - fields: The rows.
     init(
-        start: Message, unknown: WritableKeyPath<Message, JSONObject> & Sendable,
+        start: Message, unknown: @escaping @Sendable (Message) -> JSONObject,
+        setUnknown: @escaping @Sendable (inout Message, JSONObject) -> Void,
         missing: @escaping @Sendable (String) -> DeviceLoginError,
         check: @escaping @Sendable (Message) throws -> Void = { _ in },
         fields: [Field]
@@ -114,6 +126,7 @@ struct WireMapping<Message: Sendable>: Sendable {
         self.start = start
         self.check = check
         self.unknown = unknown
+        self.setUnknown = setUnknown
         self.missing = missing
         self.fields = fields
         knownNames = Set(fields.flatMap(\.names))
@@ -127,7 +140,7 @@ struct WireMapping<Message: Sendable>: Sendable {
             throw missing(field.names[0])
         }
         try check(message)
-        message[keyPath: unknown] = object.filter { !knownNames.contains($0.key) }
+        setUnknown(&message, object.filter { !knownNames.contains($0.key) })
         return message
     }
 
@@ -135,7 +148,7 @@ struct WireMapping<Message: Sendable>: Sendable {
     ///
     /// An unknown field under a name a row reads is left out: the typed property is the only source of a known field.
     func encode(_ message: Message) -> JSONObject {
-        var object = message[keyPath: unknown].filter { !knownNames.contains($0.key) }
+        var object = unknown(message).filter { !knownNames.contains($0.key) }
         for field in fields {
             field.write(message, &object)
         }

@@ -19,6 +19,17 @@ import Testing
         #expect(try JSONValue.decodeObject(from: Data(jws.payload)) == ["sub": .string("s")])
     }
 
+    @Test("split at every dot, byte by byte, empty parts kept")
+    func parts() {
+        #expect(CompactJWS.parts(of: "ab.c.d") == ["ab", "c", "d"])
+        #expect(CompactJWS.parts(of: "..") == ["", "", ""])
+        #expect(CompactJWS.parts(of: "") == [""])
+        #expect(CompactJWS.parts(of: "é.ü.") == ["é", "ü", ""])
+        // A dot with a combining mark is one Character, and still a dot.
+        #expect(
+            CompactJWS.parts(of: "a.\u{301}b.c").map { Array($0.unicodeScalars) } == [["a"], ["\u{301}", "b"], ["c"]])
+    }
+
     @Test func aKeyIDThatIsNotAStringIsNone() throws {
         let header = try Self.part(["alg": .string("ES256"), "kid": .number(7)])
         #expect(try CompactJWS("\(header).e30.AQID", maximumBytes: 1024).keyID == nil)

@@ -58,4 +58,102 @@ struct KnownSecretsTests {
         #expect(set.scrub("secret-one secret-two") == "secret-one [redacted, 10 chars]")
         #expect(set.scrub("nothing to hide here, ünïcödé") == "nothing to hide here, ünïcödé")
     }
+
+    @Test("adjacent occurrences are two markers; a value overlapping itself is one marker over the whole stretch")
+    func adjacentAndSelfOverlapping() {
+        var set = KnownSecrets(capacity: 4)
+        set.remember("abcdefgh")
+        set.remember("zzzzzz")
+        #expect(set.scrub("abcdefghabcdefgh.") == "[redacted, 8 chars][redacted, 8 chars].")
+        #expect(set.scrub("<zzzzzzzz>") == "<[redacted, 8 chars]>")
+        #expect(set.scrub("zzzzz zzzzzz") == "zzzzz [redacted, 6 chars]")
+        // The marker counts Characters: a secret with letters of two bytes.
+        set.remember("ünïcödé")
+        #expect(set.scrub("[ünïcödé]") == "[[redacted, 7 chars]]")
+        // Five Characters in ten bytes: shorter than the minimum, which counts Characters.
+        set.remember("ééééé")
+        #expect(set.scrub("ééééé") == "ééééé")
+    }
+
+    @Test("a value forgotten leaves another value whose first four bytes share its filter bit scrubbed")
+    func forgettingKeepsASharedFilterBit() throws {
+        // Two four-byte prefixes that fall on the same bit: there are 16,384 bits, so a few hundred tries find two.
+        var seen: [Int: String] = [:]
+        var pair: (String, String)?
+        for number in 0..<100_000 where pair == nil {
+            let prefix = String(format: "%04x", number)
+            let key = prefix.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let bit = KnownSecrets.filterBit(key)
+            let slot = bit.word * 64 + bit.mask.trailingZeroBitCount
+            if let other = seen[slot] { pair = (other, prefix) } else { seen[slot] = prefix }
+        }
+        let (first, second) = try #require(pair)
+        var set = KnownSecrets(capacity: 2)
+        set.remember(first + "-one")
+        set.remember(second + "-two")
+        set.remember("another-value") // forgets the first
+        #expect(set.scrub("\(first)-one \(second)-two") == "\(first)-one [redacted, 8 chars]")
+    }
+
+    @Test("random texts over a small alphabet: the same result as searching for every value at every position")
+    func matchesAPlainSearch() {
+        var random = SplitMix(seed: 19)
+        let alphabet = Array("ab.é")
+        func word(_ length: Int) -> String { String((0..<length).map { _ in alphabet[random.below(alphabet.count)] }) }
+        for _ in 0..<300 {
+            var set = KnownSecrets(capacity: 8)
+            let values = (0..<(1 + random.below(8))).map { _ in word(6 + random.below(4)) }
+            for value in values { set.remember(value) }
+            for _ in 0..<10 {
+                let text = word(random.below(40))
+                #expect(set.scrub(text) == Self.plainScrub(text, values), "\(values) in \(text)")
+            }
+        }
+    }
+
+    /// What `scrub` must give, the slow way: every occurrence of every value, overlapping ones merged into one stretch
+    /// (adjacent ones not), each stretch a marker of its Characters.
+    private static func plainScrub(_ text: String, _ values: [String]) -> String {
+        let bytes = Array(text.utf8)
+        var matches: [Range<Int>] = []
+        for value in Set(values) {
+            let pattern = Array(value.utf8)
+            guard pattern.count <= bytes.count else { continue }
+            for start in 0...(bytes.count - pattern.count)
+            where bytes[start..<start + pattern.count].elementsEqual(pattern) {
+                matches.append(start..<start + pattern.count)
+            }
+        }
+        var stretches: [Range<Int>] = []
+        for match in matches.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = stretches.last, match.lowerBound < last.upperBound {
+                stretches[stretches.count - 1] = last.lowerBound..<max(last.upperBound, match.upperBound)
+            } else {
+                stretches.append(match)
+            }
+        }
+        var result = bytes
+        for stretch in stretches.reversed() {
+            let characters = String(decoding: bytes[stretch], as: UTF8.self).count
+            result.replaceSubrange(stretch, with: KnownSecrets.marker(length: characters).utf8)
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+}
+
+/// A seeded generator (SplitMix64), so that a failure can be run again.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+
+    /// A number in 0..<bound.
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
