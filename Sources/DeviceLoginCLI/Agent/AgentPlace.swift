@@ -65,9 +65,10 @@ struct AgentPlace {
             }
             unlink(socket)
         }
-        let previous = umask(0o177)
+        // No umask around the bind: it is the whole process's, and a folder another thread made meanwhile came out
+        // 0600 (a test that makes one while the agent's tests bind saw it). Until the chmod below the socket is
+        // reachable only through its folder, which is ours and closed to everybody else (checked above).
         let bound = AgentSocket.withAddress(socket) { bind(descriptor, $0, $1) }
-        umask(previous)
         guard let bound else {
             close(descriptor)
             throw Self.refusal("the socket path is longer than \(AgentSocket.maximumPathLength) bytes")
