@@ -15,46 +15,46 @@ public struct ClientConfiguration: Sendable, Hashable {
 
     /// The client identifier issued by the authorization server.
     public var clientID: String {
-        get { stored[\.clientID] }
-        set { stored[\.clientID] = newValue }
+        get { stored.fields.clientID }
+        set { stored.update { $0.clientID = newValue } }
     }
     /// How the client authenticates. Default ``ClientAuthentication/none``.
     public var authentication: ClientAuthentication {
-        get { stored[\.authentication] }
-        set { stored[\.authentication] = newValue }
+        get { stored.fields.authentication }
+        set { stored.update { $0.authentication = newValue } }
     }
     /// The scopes to ask for. `nil` means: ``defaultOpenIDScopes`` when the server is an OpenID provider (without
     /// `offline_access` when its `scopes_supported` leaves it out), none otherwise (see
     /// ``defaultScopes(isOpenIDProvider:scopesSupported:)``).
     public var scopes: [String]? {
-        get { stored[\.scopes] }
-        set { stored[\.scopes] = newValue }
+        get { stored.fields.scopes }
+        set { stored.update { $0.scopes = newValue } }
     }
     /// RFC 8707 resource indicators (absolute URIs) sent with the device authorization and token requests.
     public var resources: [String] {
-        get { stored[\.resources] }
-        set { stored[\.resources] = newValue }
+        get { stored.fields.resources }
+        set { stored.update { $0.resources = newValue } }
     }
     /// Extra form parameters sent with the device authorization request (e.g. Auth0's `audience`).
     public var additionalParameters: [FormParameter] {
-        get { stored[\.additionalParameters] }
-        set { stored[\.additionalParameters] = newValue }
+        get { stored.fields.additionalParameters }
+        set { stored.update { $0.additionalParameters = newValue } }
     }
     /// Extra headers sent with every request to the authorization server.
     public var additionalHeaders: [HTTPHeader] {
-        get { stored[\.additionalHeaders] }
-        set { stored[\.additionalHeaders] = newValue }
+        get { stored.fields.additionalHeaders }
+        set { stored.update { $0.additionalHeaders = newValue } }
     }
     /// Whether plain `http://` endpoints are allowed for hosts that are not loopback. Default false.
     public var allowInsecureHTTP: Bool {
-        get { stored[\.allowInsecureHTTP] }
-        set { stored[\.allowInsecureHTTP] = newValue }
+        get { stored.fields.allowInsecureHTTP }
+        set { stored.update { $0.allowInsecureHTTP = newValue } }
     }
     /// The DPoP key (RFC 9449) that proves every request to the authorization server, binding the tokens to it;
     /// nil (the default) for Bearer tokens. See ``DPoPProver``.
     public var dpop: DPoPProver? {
-        get { stored[\.dpop] }
-        set { stored[\.dpop] = newValue }
+        get { stored.fields.dpop }
+        set { stored.update { $0.dpop = newValue } }
     }
 
     /// Creates a configuration.

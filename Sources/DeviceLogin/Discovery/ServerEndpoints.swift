@@ -25,65 +25,65 @@ public struct ServerEndpoints: Sendable, Hashable, Codable, StoredDecodable {
 
     /// The issuer identifier, when known.
     public var issuer: String? {
-        get { stored[\.issuer] }
-        set { stored[\.issuer] = newValue }
+        get { stored.fields.issuer }
+        set { stored.update { $0.issuer = newValue } }
     }
     /// The device authorization endpoint (RFC 8628 §3.1), if the server has one: the device flow needs it
     /// (``DeviceFlow`` fails without it, naming it).
     public var deviceAuthorization: URL? {
-        get { self[url: \.deviceAuthorization] }
-        set { self[url: \.deviceAuthorization] = newValue }
+        get { stored.fields.deviceAuthorization?.url }
+        set { stored.update { $0.deviceAuthorization = newValue.map(EndpointURL.init) } }
     }
     /// The authorization endpoint (RFC 6749 §3.1) the code grant may use, if any: from metadata that passed
     /// ``AuthorizationCodeFlow/authorizationEndpoint(of:override:)``, or given by hand.
     public var authorization: URL? {
-        get { self[url: \.authorization] }
-        set { self[url: \.authorization] = newValue }
+        get { stored.fields.authorization?.url }
+        set { stored.update { $0.authorization = newValue.map(EndpointURL.init) } }
     }
     /// `authorization_response_iss_parameter_supported` (RFC 9207): the server puts `iss` in its authorization
     /// responses, so a response without it is refused.
     public var issuerInAuthorizationResponse: Bool {
-        get { stored[\.issuerInAuthorizationResponse] }
-        set { stored[\.issuerInAuthorizationResponse] = newValue }
+        get { stored.fields.issuerInAuthorizationResponse }
+        set { stored.update { $0.issuerInAuthorizationResponse = newValue } }
     }
     /// The token endpoint (RFC 6749 §3.2).
     public var token: URL {
-        get { stored[\.token].url }
-        set { stored[\.token] = EndpointURL(newValue) }
+        get { stored.fields.token.url }
+        set { stored.update { $0.token = EndpointURL(newValue) } }
     }
     /// The revocation endpoint (RFC 7009), if any.
     public var revocation: URL? {
-        get { self[url: \.revocation] }
-        set { self[url: \.revocation] = newValue }
+        get { stored.fields.revocation?.url }
+        set { stored.update { $0.revocation = newValue.map(EndpointURL.init) } }
     }
     /// The userinfo endpoint (OpenID Connect Core §5.3), if any.
     public var userinfo: URL? {
-        get { self[url: \.userinfo] }
-        set { self[url: \.userinfo] = newValue }
+        get { stored.fields.userinfo?.url }
+        set { stored.update { $0.userinfo = newValue.map(EndpointURL.init) } }
     }
     /// Whether the server is an OpenID provider (decides the default scopes and ID-token handling).
     public var isOpenIDProvider: Bool {
-        get { stored[\.isOpenIDProvider] }
-        set { stored[\.isOpenIDProvider] = newValue }
+        get { stored.fields.isOpenIDProvider }
+        set { stored.update { $0.isOpenIDProvider = newValue } }
     }
     /// `jwks_uri`: where the server publishes the keys its ID tokens are signed with (OpenID Connect Discovery 1.0
     /// §3), if known. Without it ID tokens cannot be verified.
     public var jwks: URL? {
-        get { self[url: \.jwks] }
-        set { self[url: \.jwks] = newValue }
+        get { stored.fields.jwks?.url }
+        set { stored.update { $0.jwks = newValue.map(EndpointURL.init) } }
     }
     /// `id_token_signing_alg_values_supported`: the algorithms the server signs ID tokens with, when its metadata
     /// lists them; nil for RS256 only, the OpenID Connect default.
     public var idTokenSigningAlgorithms: [String]? {
-        get { stored[\.idTokenSigningAlgorithms] }
-        set { stored[\.idTokenSigningAlgorithms] = newValue }
+        get { stored.fields.idTokenSigningAlgorithms }
+        set { stored.update { $0.idTokenSigningAlgorithms = newValue } }
     }
     /// `scopes_supported`: the scopes the server's metadata lists (RFC 8414 §2), at most
     /// ``maximumScopesSupported`` of them; nil when it lists none. Decides whether the default scopes ask for
     /// `offline_access` (``ClientConfiguration/defaultScopes(isOpenIDProvider:scopesSupported:)``).
     public var scopesSupported: [String]? {
-        get { stored[\.scopesSupported] }
-        set { stored[\.scopesSupported] = newValue }
+        get { stored.fields.scopesSupported }
+        set { stored.update { $0.scopesSupported = newValue } }
     }
 
     /// Every field, in one object that the copies of these endpoints share until one of them changes a field: a
@@ -104,13 +104,6 @@ public struct ServerEndpoints: Sendable, Hashable, Codable, StoredDecodable {
         var jwks: EndpointURL?
         var idTokenSigningAlgorithms: [String]?
         var scopesSupported: [String]?
-    }
-
-    /// An optional endpoint as a `URL`, made now when it was read as text; set, it is kept as given. The one
-    /// accessor of the optional endpoints.
-    private subscript(url endpoint: WritableKeyPath<Fields, EndpointURL?>) -> URL? {
-        get { stored[endpoint]?.url }
-        set { stored[endpoint] = newValue.map(EndpointURL.init) }
     }
 
     /// The most entries of `scopes_supported` kept: a server that lists more is still heard on `offline_access`.

@@ -10,8 +10,8 @@
 ///     private struct Fields: Sendable, Hashable { var name: String }
 ///     private var stored: CopyOnWrite<Fields>
 ///     public var name: String {
-///         get { stored[\.name] }
-///         set { stored[\.name] = newValue }
+///         get { stored.fields.name }
+///         set { stored.update { $0.name = newValue } }
 ///     }
 /// }
 /// ```
@@ -36,13 +36,13 @@ package struct CopyOnWrite<Fields: Sendable>: @unchecked Sendable {
     /// Every field, to read.
     package var fields: Fields { box.fields }
 
-    /// One field; setting it copies the fields first when another value shares them.
-    package subscript<Field>(field: WritableKeyPath<Fields, Field>) -> Field {
-        get { box.fields[keyPath: field] }
-        set {
-            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-            box.fields[keyPath: field] = newValue
-        }
+    /// Changes the fields, copying them first when another value shares them.
+    ///
+    /// A closure, not a subscript over key paths: the runtime builds a key path object on its first use and every
+    /// access through one calls into it, nine of them in each sign-in (issue 19).
+    package mutating func update(_ change: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        change(&box.fields)
     }
 }
 
