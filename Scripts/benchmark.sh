@@ -342,13 +342,16 @@ done
 # of section 4, Scripts/build-release.sh); the release build (dynamic Swift runtime, which users do not get) runs
 # the same wait after it, against a server of its own, and is shown, not judged. With --skip-static the release
 # build is judged, and says so.
-#   The polls' share is what the wait adds to a login approved at once: the same binary signs in against the quick
-# server (approval at once, interval 1 s: one poll) 10 times, and the wait's 11 more polls and 59 s of waiting are
-# the difference. A difference of two measurements on a shared machine is noisy: three runs of this section gave
-# 6.7, 3.4 and 11.9 ms for the 12 polls, where perf attached to a waiting login (perf stat --per-thread -p) counted
-# 0.57 ms a poll, 6.8 ms for 12. The floors under a sign-in are measured alongside: `--help` of the same binary (the
-# Swift runtime and the CLI's start-up) and a C program that only loads libcurl (dlopen, as CCurl does) and calls
-# curl_global_init, which is what loading libcurl and its ~30 dependencies costs any program.
+#   The polls are measured directly and judged: perf stat attaches to the judged login itself while it waits, from
+# 7.5 s after its prompt to 57.5 s (the 2nd to the 11th poll, and the waits between them: nothing else runs then),
+# counts its CPU (all threads) and context switches, and the 12 polls are 12/10 of that. The wait's share is also
+# shown as what it adds to a login approved at once: the same binary signs in against the quick server (approval
+# at once, interval 1 s: one poll) 10 times, and the wait's 11 more polls and 59 s of waiting are the difference.
+# That difference of two measurements on a shared machine is noisy (6.7, 3.4 and 11.9 ms for the 12 polls in
+# three runs of the same code), so it is shown, not judged. The floors under a sign-in are measured alongside:
+# `--help` of the same binary (the Swift runtime and the CLI's start-up) and a C program that only loads libcurl
+# (dlopen, as CCurl does) and calls curl_global_init, which is what loading libcurl and its ~30 dependencies costs
+# any program.
 echo
 if $skip_static; then
     login_cli="$cli"
@@ -372,12 +375,50 @@ else
         timeout 180 "${measured[@]}" "$binary" login --no-store --qr never --issuer "$login_issuer" \
             --client-id test-client </dev/null >"$work/$name.out" 2>"$work/$name.err"
     }
+    # login_pid ROOT BINARY: the pid of the process running BINARY among ROOT and its descendants (timed_login runs
+    # it under perf and /usr/bin/time), once it has started; empty when none appears within 10 s.
+    login_pid() {
+        local root="$1" binary pid child
+        binary="$(readlink -f "$2")"
+        for _ in $(seq 100); do
+            local pending=("$root")
+            while ((${#pending[@]})); do
+                pid="${pending[0]}"
+                pending=("${pending[@]:1}")
+                [[ "$(readlink -f "/proc/$pid/exe" 2>/dev/null)" == "$binary" ]] && { echo "$pid"; return; }
+                for child in $(pgrep -P "$pid"); do pending+=("$child"); done
+            done
+            sleep 0.1
+        done
+    }
+    # polls_window PID ERRFILE: perf stat attached to the waiting login PID for the 10 polls at 10, 15, ... 55 s
+    # after its prompt appeared in ERRFILE (the client polls every 5 s from the device authorization response,
+    # RFC 8628 §3.5, and the demo server approves at 60 s): the window opens 7.5 s after the prompt, between the
+    # first and second polls, and closes 50 s later, between the 11th and the 12th.
+    polls_window() {
+        local pid="$1" errors="$2"
+        for _ in $(seq 200); do
+            grep -q 'Waiting for approval' "$errors" 2>/dev/null && break
+            kill -0 "$pid" 2>/dev/null || return 1
+            sleep 0.05
+        done
+        grep -q 'Waiting for approval' "$errors" 2>/dev/null || return 1
+        sleep 7.5
+        perf stat -x, -e task-clock,context-switches -p "$pid" -o "$work/polls.perf" -- sleep 50 >/dev/null 2>&1
+    }
     start_demo slow --approve-after 60 --interval 5
     slow_issuer="$issuer"
     show_args perf stat -e task-clock -- "$time_bin" -f '%e %U %S %M' \
         "$login_cli" login --no-store --qr never --issuer "$slow_issuer" --client-id test-client
-    timed_login login "$slow_issuer" "$login_cli" \
-        || { tail -5 "$work/login.err" >&2; die "the 60-second sign-in failed"; }
+    $perf_ok && show "perf stat -e task-clock,context-switches -p PID -- sleep 50   (from 7.5 s after the prompt)"
+    timed_login login "$slow_issuer" "$login_cli" &
+    slow_login=$!
+    polls_measured=false
+    if $perf_ok; then
+        slow_pid="$(login_pid "$slow_login" "$login_cli")"
+        [[ -n "$slow_pid" ]] && polls_window "$slow_pid" "$work/login.err" && polls_measured=true
+    fi
+    wait "$slow_login" || { tail -5 "$work/login.err" >&2; die "the 60-second sign-in failed"; }
     # The release build's run comes after, not beside: two logins polling at the same instants share the 2 cores.
     reference=false
     if [[ "$login_cli" != "$cli" ]]; then
@@ -476,8 +517,23 @@ C
         printf '   %-44s %6s ms %9s MB\n' "  floor: --help of the same binary" "$floor_help_ms" "$floor_help_rss"
         printf '   %-44s %6s ms %9s MB\n' "  floor: C program loading libcurl" "$floor_curl_ms" "$floor_curl_rss"
         printf '   %-44s %6s ms\n' "  the rest: requests, JSON, ID token, output" "$ours_ms"
-        printf '   %-44s %6s ms (%s ms for 12 polls)   goal <= 8 ms: %s\n' "the wait: 11 more polls, 59 s" \
-            "$wait_ms" "$polls_ms" "$(verdict "$(awk -v p="$polls_ms" 'BEGIN { print (p <= 8) ? 1 : 0 }')")"
+        printf '   %-44s %6s ms (%s ms for 12 polls; a difference of two totals, noisy: not judged)\n' \
+            "the wait: 11 more polls, 59 s" "$wait_ms" "$polls_ms"
+        # The polls measured directly: perf attached to the waiting login for 10 polls and the waits between them.
+        if $polls_measured; then
+            read -r window_ms window_switches < <(awk -F, '$3 == "task-clock" { t = $1 }
+                $3 == "context-switches" { c = $1 } END { printf "%.3f %d\n", t, c }' "$work/polls.perf")
+            poll_ms="$(awk -v t="$window_ms" 'BEGIN { printf "%.3f", t / 10 }')"
+            twelve_ms="$(awk -v t="$window_ms" 'BEGIN { printf "%.2f", t * 12 / 10 }')"
+            printf '   %-44s %6s ms a poll, %s context switches a poll (10 polls: %s ms)\n' \
+                "polls measured (perf stat -p, polls 2-11)" "$poll_ms" \
+                "$(awk -v c="$window_switches" 'BEGIN { printf "%.1f", c / 10 }')" "$window_ms"
+            printf '   %-44s %6s ms   goal <= 8 ms: %s\n' "the 12 polls of the wait" "$twelve_ms" \
+                "$(verdict "$(awk -v p="$twelve_ms" 'BEGIN { print (p <= 8) ? 1 : 0 }')")"
+        else
+            printf '   %-44s %s\n' "the 12 polls of the wait" \
+                "FAIL: not measured (the login's process or its prompt was not found, or perf could not attach)"
+        fi
     fi
 fi
 

@@ -51,8 +51,13 @@ final class SerialThreadExecutor: TaskExecutor, @unchecked Sendable {
         let job = UnownedJob(job)
         pthread_mutex_lock(mutex)
         jobs.append(job)
-        pthread_cond_signal(condition)
         pthread_mutex_unlock(mutex)
+        // Signalled after the unlock: signalled under it, the woken thread ran at once into the mutex still held
+        // here, slept on it and was woken again by the unlock (issue 19: a context switch and three futex calls more
+        // on each poll's two hand-overs, from the sleep queue's thread and from the HTTP worker's). The thread checks
+        // `jobs` under the mutex before it waits, so no job is missed; the executor is never freed, so the condition
+        // outlives the call.
+        pthread_cond_signal(condition)
     }
 
     private func runJobs() {

@@ -82,6 +82,27 @@ struct SerialThreadExecutorTests {
         }.value
     }
 
+    /// Every resumption below comes from the sleep queue's thread while this executor's thread waits or is about to:
+    /// the hand-over that `enqueue` signals after unlocking. A lost signal leaves the task waiting for ever, which the
+    /// time limit turns into a failure.
+    @Test(
+        "jobs handed over from another thread while the executor's thread waits are never lost: 300 in a row",
+        .timeLimit(.minutes(1)))
+    func handOversFromAnotherThread() async throws {
+        let executor = SerialThreadExecutor()
+        #expect(executor.start())
+        let expected = await Self.thread(of: executor)
+        let resumed = try await Task(executorPreference: executor) { () async throws -> Int in
+            var resumed = 0
+            for _ in 0..<300 {
+                try await SleepQueue.shared.sleep(until: .now + .microseconds(100))
+                if pthread_equal(pthread_self(), expected) != 0 { resumed += 1 }
+            }
+            return resumed
+        }.value
+        #expect(resumed == 300)
+    }
+
     @Test("start is idempotent: a second call keeps the one thread")
     func startTwice() async {
         let executor = SerialThreadExecutor()

@@ -39,6 +39,23 @@ struct SleepQueueTests {
         #expect(early == 0)
     }
 
+    /// The thread waits for the 600 s sleeper; each short sleep is a new earliest deadline, which `wait` signals after
+    /// unlocking. A lost signal would leave a short sleeper waiting for the long one: the time limit fails that.
+    @Test(
+        "a new earliest deadline wakes the thread that waits for a later one, 100 times in a row",
+        .timeLimit(.minutes(1)))
+    func earlierDeadlineWakesTheThread() async throws {
+        let start = ContinuousClock.now
+        let long = Task { try await SleepQueue.shared.sleep(until: start + .seconds(600)) }
+        defer { long.cancel() }
+        for _ in 0..<100 {
+            let deadline = ContinuousClock.now + .milliseconds(1)
+            try await SleepQueue.shared.sleep(until: deadline)
+            #expect(ContinuousClock.now >= deadline)
+        }
+        #expect(start.duration(to: .now) < Self.patience)
+    }
+
     @Test("a deadline already past returns at once")
     func pastDeadline() async throws {
         let start = ContinuousClock.now

@@ -115,19 +115,20 @@ package final class SleepQueue: @unchecked Sendable {
     private func wait(
         _ id: UInt64, until deadline: ContinuousClock.Instant, _ continuation: UnsafeContinuation<Void, any Error>
     ) {
-        let cancelled: Bool = locked { state in
+        let (cancelled, earliest): (Bool, Bool) = locked { state in
             if case .cancelled = state.sleepers[id] {
                 state.sleepers[id] = nil
-                return true
+                return (true, false)
             }
             state.sleepers[id] = .waiting(continuation)
             state.heap.append(Entry(deadline: deadline, id: id))
-            if Self.siftUp(&state.heap, from: state.heap.count - 1) == 0 {
-                pthread_cond_signal(condition)
-            }
-            return false
+            return (false, Self.siftUp(&state.heap, from: state.heap.count - 1) == 0)
         }
         if cancelled { continuation.resume(throwing: CancellationError()) }
+        // A new earliest deadline wakes the thread to wait for it instead. Signalled after the unlock, so that the
+        // thread does not wake into the mutex still held here and sleep on it once more (issue 19); it reads the
+        // heap under the mutex before each wait, so the signal is never missed, and the queue is never freed.
+        if earliest { pthread_cond_signal(condition) }
     }
 
     private func cancel(_ id: UInt64) {
