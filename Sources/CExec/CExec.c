@@ -168,3 +168,21 @@ void dl_release_signals(void) {
     }
     pthread_mutex_unlock(&dl_lock);
 }
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DL_ADDRESS_SANITIZER 1
+#endif
+#endif
+#if !defined(DL_ADDRESS_SANITIZER) && defined(__SANITIZE_ADDRESS__)
+#define DL_ADDRESS_SANITIZER 1
+#endif
+#ifdef DL_ADDRESS_SANITIZER
+void __asan_handle_no_return(void);
+#endif
+
+void dl_leave_frames(void) {
+#ifdef DL_ADDRESS_SANITIZER
+    __asan_handle_no_return();
+#endif
+}

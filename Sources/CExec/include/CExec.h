@@ -47,4 +47,11 @@ void dl_release_signals(void);
 /// many were replaced.
 int dl_recatch_signals(void);
 
+/// Tells AddressSanitizer that the calling thread leaves its frames without returning: `dispatchMain()` ends the main
+/// thread with pthread_exit and then runs libdispatch's signal thread on the same stack, where the redzones of the
+/// frames it left are still poisoned, and a signal frame the kernel writes there (dl_catch's, or libdispatch's own
+/// handler) was reported as a stack error. Clears them (`__asan_handle_no_return`); does nothing in a build without
+/// the sanitizer.
+void dl_leave_frames(void);
+
 #endif

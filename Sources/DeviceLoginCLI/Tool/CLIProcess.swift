@@ -1,3 +1,4 @@
+import CExec
 import DeviceLogin
 import DeviceLoginTerminal
 import Dispatch
@@ -89,11 +90,15 @@ package enum CLIProcess {
         signals.cancel(work)
         Task(executorPreference: preferred) {
             let code = await work.value
-            // The context lives until the process ends, as the environment does: nothing is freed at exit.
-            withExtendedLifetime((signals, context)) {
+            // The context and the arguments live until the process ends, as the environment does: nothing is freed
+            // at exit. The arguments are no longer the work's (it has the command's words), so without this the
+            // only reference left was this thread's blocked frame, which LeakSanitizer does not count.
+            withExtendedLifetime((signals, context, arguments)) {
                 end(InterruptHandler.exitCode(code, stoppedBy: signals.receivedSignal))
             }
         }
+        // The main thread leaves its frames for good here: an AddressSanitizer build must know (dl_leave_frames).
+        dl_leave_frames()
         dispatchMain()
     }
 
