@@ -242,8 +242,18 @@ struct CodeGrantSignInTests {
         #expect(result.stderr.contains("--device-authorization-endpoint or --authorization-endpoint"))
     }
 
-    /// A port free on 127.0.0.1 now (bound, read and closed again).
+    /// A port free on 127.0.0.1 now (bound and closed again), below Linux's ephemeral range (32768-60999): a port the
+    /// kernel hands out could be taken between two logins by another test's outgoing connection, which failed this
+    /// test now and then (exit 78, "could not listen").
     private static func freePort() throws -> Int {
+        var port = Int.random(in: 20_000..<32_000)
+        for _ in 0..<200 {
+            if let listener = try? LoopbackRedirectListener(address: .ipv4, port: UInt16(port)) {
+                listener.close()
+                return port
+            }
+            port = port < 32_000 ? port + 1 : 20_000
+        }
         let listener = try LoopbackRedirectListener(address: .ipv4)
         defer { listener.close() }
         return Int(listener.port)
