@@ -70,4 +70,35 @@ struct HostNameTests {
         }
         #expect(try !HostName("1.example.com").isIPLiteral)
     }
+
+    @Test("An ASCII host reads byte by byte exactly as the Unicode path reads it, refusals included")
+    func asciiPathAgreesWithUnicodePath() {
+        func reading(_ make: () throws(HostName.Problem) -> HostName) -> String {
+            do throws(HostName.Problem) {
+                let name = try make()
+                return "\(name.ascii) \(name.isInternationalized) \(name.isIPLiteral)"
+            } catch {
+                return "\(error)"
+            }
+        }
+        var hosts = [
+            "", ".", "..", "a.", "a..b", "Auth.Example.COM.", "XN--bcher-kva.example", "xn--", "xn-.a", "127.0.0.1",
+            "0x7f.1", "1.", "a.1.", String(repeating: "a", count: 63) + ".b", String(repeating: "a", count: 64),
+            String(repeating: "a.", count: 126) + "b", String(repeating: "a.", count: 127),
+        ]
+        // Random hosts over an alphabet with every case the reading distinguishes (seeded: the same on every run).
+        var generator = SplitMix(seed: 19)
+        let alphabet = Array("aZz09.-xXnN_".utf8)
+        for _ in 0..<3_000 {
+            let length = generator.below(80)
+            var bytes = (0..<length).map { _ in alphabet[generator.below(alphabet.count)] }
+            if generator.below(4) == 0 { bytes.insert(contentsOf: Array("xn--".utf8), at: 0) }
+            hosts.append(String(decoding: bytes, as: UTF8.self))
+        }
+        for host in hosts {
+            #expect(
+                reading { () throws(HostName.Problem) in try HostName(asciiHost: host) }
+                    == reading { () throws(HostName.Problem) in try HostName(unicodeHost: host) }, "\(host)")
+        }
+    }
 }
