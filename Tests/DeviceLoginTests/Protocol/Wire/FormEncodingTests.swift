@@ -16,6 +16,16 @@ struct FormEncodingTests {
         #expect(pairs.map(\.1) == ["1", "two words", "A%zz", "", "%"])
     }
 
+    @Test("decodes the edges: & at either end, an empty name, = in a value, escapes cut short, bytes not UTF-8")
+    func decodeEdges() {
+        #expect(FormEncoding.decode("").isEmpty)
+        #expect(FormEncoding.decode("&&&").isEmpty)
+        let pairs = FormEncoding.decode("&=v&k=a=b&t=%4&u=%e2%82%AC&w=%ff+x&é=ü&")
+        #expect(pairs.map(\.0) == ["", "k", "t", "u", "w", "é"])
+        #expect(pairs.map(\.1) == ["v", "a=b", "%4", "€", "\u{FFFD} x", "ü"])
+        #expect(FormEncoding.unescape(Substring("x%41%")) == "xA%")
+    }
+
     @Test("round trip of arbitrary text")
     func roundTrip() {
         let text = "x=y&z ü 🙂 %2F +"
