@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import DeviceLogin
@@ -38,6 +39,18 @@ import Testing
         for length in 0...bytes.count {
             let slice = Array(bytes.prefix(length))
             #expect(Base64URL.decode(Base64URL.encode(slice), maximumBytes: length) == slice)
+        }
+    }
+
+    @Test("Every kind of collection encodes alike: an array, a slice of one, Data, and one with no contiguous bytes")
+    func encodesEveryCollectionAlike() {
+        for length in 0...7 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: 0xF0 &+ $0 &* 71) }
+            let encoded = Base64URL.encode(bytes)
+            #expect(Base64URL.encode(([0x00] + bytes)[1...]) == encoded)
+            #expect(Base64URL.encode(Data(bytes)) == encoded)
+            #expect(Base64URL.encode(bytes.lazy.map { $0 }) == encoded)
+            #expect(Base64URL.decode(encoded, maximumBytes: length) == bytes)
         }
     }
 }
