@@ -121,7 +121,10 @@ final class AgentListener: Sendable {
                 let events = !connection.output.isEmpty ? POLLOUT : (connection.answering ? 0 : POLLIN)
                 polled.append(pollfd(fd: descriptor, events: Int16(events), revents: 0))
             }
-            let ready = poll(&polled, nfds_t(polled.count), 1000)
+            // A second's timeout only while a connection has a deadline to keep; else the loop sleeps until the wake
+            // pipe or a socket calls: an idle agent makes no wake-ups, as ssh-agent makes none (it woke every second).
+            let watching = connections.values.contains { !$0.answering || !$0.output.isEmpty }
+            let ready = poll(&polled, nfds_t(polled.count), watching ? 1000 : -1)
             if ready < 0, errno != EINTR { return }
             let now = Self.seconds()
             for entry in polled {
