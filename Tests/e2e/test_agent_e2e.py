@@ -225,6 +225,36 @@ def test_status_shows_what_the_agent_holds(server, hosts, tmp_path):
     assert json.loads(gone.stdout)["agent"]["problem"].startswith("cannot reach the agent: ")
 
 
+def context_switches(pid):
+    """Every context switch of every thread of process `pid` so far: a thread that wakes, for anything, adds one."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for line in (task / "status").read_text().splitlines():
+            if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                total += int(line.split()[1])
+    return total
+
+
+def test_an_idle_agent_makes_no_wake_ups(server, hosts):
+    """After it has served a token (a refresh, the store read and written), an agent with nothing to do sleeps: no
+    thread of it wakes in 3 seconds, as ssh-agent's does not. It woke twice a second: its socket loop's 1-second poll,
+    and libdispatch's worker-pool monitor, which the first blocking file call on a Dispatch queue started."""
+    laptop, remote, start = hosts
+    sign_in(server, laptop)
+    expire_stored_token(laptop)
+    agent = start()
+    answer = remote_run(remote, agent.socket_path, "token")
+    assert answer.returncode == 0, answer.stderr
+    time.sleep(1.5)  # the connection closed, the reply sent
+    before = context_switches(agent.process.pid)
+    time.sleep(3)
+    after = context_switches(agent.process.pid)
+    assert after == before, f"the idle agent woke {after - before} times in 3 s"
+    # Still serving: the sleep is not a hang.
+    again = remote_run(remote, agent.socket_path, "token")
+    assert again.returncode == 0 and again.stdout == answer.stdout, again.stderr
+
+
 def test_no_agent_at_the_socket_fails_at_once_with_exit_77(tmp_path):
     remote = make_home(tmp_path / "remote")
     started = time.monotonic()

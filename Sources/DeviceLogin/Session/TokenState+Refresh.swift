@@ -157,8 +157,8 @@ extension TokenState {
     private func startRefresh(for need: TokenNeed, from tokens: TokenSet) {
         let outcome = SharedOutcome<TokenSet>()
         // Not a child task on purpose: it is shared by many callers and must finish (and store a rotated refresh
-        // token) even when the caller that started it is cancelled.
-        let task = Task {
+        // token) even when the caller that started it is cancelled. It runs where the process runs its work.
+        let task = Task(executorPreference: ProcessExecutor.preferred) {
             await self.runRefresh(for: need, from: tokens, outcome: outcome)
         }
         setPhase(.refreshing(tokens, RefreshFlight(resource: need.resource, outcome: outcome, task: task)))

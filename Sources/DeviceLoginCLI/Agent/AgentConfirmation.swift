@@ -38,7 +38,7 @@ actor AgentConfirmation {
         let command = command
         let environment = environment
         let clock = clock
-        let question = Task {
+        let question = Task(executorPreference: ProcessExecutor.preferred) {
             _ = await previous?.value
             let program = Self.programName(pid)
             if let command {
