@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import DeviceLogin
@@ -7,6 +8,25 @@ struct FormEncodingTests {
     @Test("escapes everything but ALPHA DIGIT * - . _ and turns space into +")
     func escape() {
         #expect(FormEncoding.escape("a Z0*-._~!é/") == "a+Z0*-._%7E%21%C3%A9%2F")
+    }
+
+    @Test("every ASCII byte: ALPHA DIGIT * - . _ as they are, space as +, the rest as %XX; the body's length exact")
+    func everyASCIIByte() {
+        for value in UInt8(0)...0x7F {
+            let text = String(UnicodeScalar(value))
+            let expected: String
+            switch value {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2A, 0x2D, 0x2E, 0x5F: expected = text
+            case 0x20: expected = "+"
+            default: expected = "%" + (value < 0x10 ? "0" : "") + String(value, radix: 16, uppercase: true)
+            }
+            #expect(FormEncoding.escape(text) == expected, "byte \(value)")
+            let pairs = [("k" + text, text + "ü"), ("n", "")]
+            let body = FormEncoding.encode(pairs)
+            #expect(FormEncoding.encodedData(pairs) == Data(body.utf8))
+            #expect(FormEncoding.decode(body).map(\.0) == pairs.map(\.0))
+            #expect(FormEncoding.decode(body).map(\.1) == pairs.map(\.1))
+        }
     }
 
     @Test("decodes pairs, + as space, bad escapes kept as text, empty segments skipped")
