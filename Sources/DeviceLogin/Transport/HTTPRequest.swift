@@ -68,11 +68,9 @@ extension HTTPHeader {
     /// `Content-Type` is looked up this way).
     func hasName(_ name: String) -> Bool {
         if self.name == name { return true }
-        let ascii = self.name.utf8.withContiguousStorageIfAvailable { own in
-            name.utf8.withContiguousStorageIfAvailable { other in Self.sameASCIIName(own, other) }
-        }
-        if case .some(.some(.some(let same))) = ascii { return same }
-        return self.name.lowercased() == name.lowercased()
+        var (own, other) = (self.name, name)
+        let same = own.withUTF8 { own in other.withUTF8 { other in Self.sameASCIIName(own, other) } }
+        return same ?? (self.name.lowercased() == name.lowercased())
     }
 
     /// Whether two names are the same in any case, read byte by byte where both are ASCII; nil where either is not,

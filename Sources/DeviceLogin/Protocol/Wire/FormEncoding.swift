@@ -50,11 +50,9 @@ public enum FormEncoding {
 
     /// The length of `text` escaped, in bytes.
     private static func escapedLength(_ text: String) -> Int {
-        let widths = Self.widths
+        var text = text
         return widths.withUnsafeBufferPointer { width in
-            text.utf8.withContiguousStorageIfAvailable { bytes in
-                bytes.reduce(0) { $0 + Int(width[Int($1)]) }
-            } ?? text.utf8.reduce(0) { $0 + Int(width[Int($1)]) }
+            text.withUTF8 { bytes in bytes.reduce(0) { $0 + Int(width[Int($1)]) } }
         }
     }
 
@@ -86,25 +84,21 @@ public enum FormEncoding {
     /// - Returns: The position after the last byte written.
     private static func write(_ text: String, into buffer: UnsafeMutableRawBufferPointer, at start: Int) -> Int {
         let hex: StaticString = "0123456789ABCDEF"
-        let widths = Self.widths
+        var text = text
         var position = start
-        func put(_ byte: UInt8, width: UnsafeBufferPointer<UInt8>) {
-            if width[Int(byte)] == 3 {
-                buffer[position] = UInt8(ascii: "%")
-                buffer[position + 1] = hex.utf8Start[Int(byte >> 4)]
-                buffer[position + 2] = hex.utf8Start[Int(byte & 0x0F)]
-                position += 3
-            } else {
-                buffer[position] = byte == UInt8(ascii: " ") ? UInt8(ascii: "+") : byte
-                position += 1
-            }
-        }
         widths.withUnsafeBufferPointer { width in
-            let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
-                for byte in bytes { put(byte, width: width) }
-            }
-            if done == nil {
-                for byte in text.utf8 { put(byte, width: width) }
+            text.withUTF8 { bytes in
+                for byte in bytes {
+                    if width[Int(byte)] == 3 {
+                        buffer[position] = UInt8(ascii: "%")
+                        buffer[position + 1] = hex.utf8Start[Int(byte >> 4)]
+                        buffer[position + 2] = hex.utf8Start[Int(byte & 0x0F)]
+                        position += 3
+                    } else {
+                        buffer[position] = byte == UInt8(ascii: " ") ? UInt8(ascii: "+") : byte
+                        position += 1
+                    }
+                }
             }
         }
         return position

@@ -125,20 +125,15 @@ package struct JSONWriter {
     private static func writeString(_ string: String, asciiOnly: Bool = false, to bytes: inout [UInt8]) {
         // Most strings (names, tokens, times, URLs) are printable ASCII without a quote or a backslash: as they are,
         // read through their buffer (a `UTF8View`'s iterator cost 6 instructions a byte more).
-        let plain = string.utf8.withContiguousStorageIfAvailable { utf8 in
+        var contiguous = string
+        let plain = contiguous.withUTF8 { utf8 in
             guard utf8.allSatisfy(isPlain) else { return false }
             bytes.append(UInt8(ascii: "\""))
             bytes.append(contentsOf: utf8)
             bytes.append(UInt8(ascii: "\""))
             return true
         }
-        if plain == true { return }
-        if plain == nil, string.utf8.allSatisfy(isPlain) {
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: string.utf8)
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
+        if plain { return }
         var out = String.UnicodeScalarView()
         out.append("\"")
         for scalar in string.unicodeScalars {
