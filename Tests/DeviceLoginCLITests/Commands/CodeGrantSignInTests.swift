@@ -34,12 +34,18 @@ struct CodeGrantSignInTests {
         return (code, out(), err())
     }
 
+    /// The browser: curl follows the link to the listener (its own bound generous for a loaded machine).
+    static let browser = "curl -s -o /dev/null -L --max-time 60"
+    /// Every sign-in here is bounded: a redirect that never arrives fails the test in two minutes instead of holding
+    /// the whole run (a CI run hung on one whose browser's redirect was lost).
+    static let timeout = "2m"
+    private static let browsing = ["BROWSER": browser, "DEVICE_LOGIN_TIMEOUT": timeout]
+
     @Test("--flow browser: the link printed, $BROWSER follows it to the listener, tokens on stdout, no violation")
     func browser() async throws {
         let model = Self.model()
         try await LoopbackServer.withRunning(model: model) { server in
-            let browser = #"curl -s -o /dev/null -L --max-time 10"#
-            let result = await login(server, ["--flow", "browser"], environment: ["BROWSER": browser])
+            let result = await login(server, ["--flow", "browser"], environment: Self.browsing)
             #expect(result.code == .success, "\(result.stderr)")
             #expect(result.stdout.hasPrefix(#"{"access_token":"#))
             #expect(result.stderr.contains("signing in with the browser on this device, as asked"))
@@ -112,7 +118,12 @@ struct CodeGrantSignInTests {
     @Test(
         "auto: the browser in a local graphical session, the device flow over SSH; one line says which and why",
         arguments: [
-            (["DISPLAY": ":0", "BROWSER": "curl -s -o /dev/null -L --max-time 10"], "graphical session"),
+            (
+                [
+                    "DISPLAY": ":0", "BROWSER": "curl -s -o /dev/null -L --max-time 60",
+                    "DEVICE_LOGIN_TIMEOUT": "2m",
+                ], "graphical session"
+            ),
             (["DISPLAY": ":0", "SSH_CONNECTION": "10.0.0.1 1 10.0.0.2 22"], "over SSH"),
         ])
     func auto(environment: [String: String], why: String) async throws {
@@ -152,7 +163,7 @@ struct CodeGrantSignInTests {
         let model = Self.model()
         try await LoopbackServer.withRunning(model: model) { server in
             var (context, out, err) = CLIHarness.context(environment: [
-                "BROWSER": "curl -s -o /dev/null -L --max-time 10"
+                "BROWSER": Self.browser, "DEVICE_LOGIN_TIMEOUT": Self.timeout,
             ])
             context.stdin = .empty
             let arguments = [
@@ -179,7 +190,7 @@ struct CodeGrantSignInTests {
         defer { try? FileManager.default.removeItem(at: home) }
         try await LoopbackServer.withRunning(model: model) { server in
             let environment = [
-                "DEVICE_LOGIN_HOME": home.path, "BROWSER": "curl -s -o /dev/null -L --max-time 10",
+                "DEVICE_LOGIN_HOME": home.path, "BROWSER": Self.browser, "DEVICE_LOGIN_TIMEOUT": Self.timeout,
             ]
             let arguments = ["login", "--issuer", server.issuer, "--client-id", "test-client", "--json"]
             let first = await CLIHarness.run(arguments + ["--flow", "browser"], environment: environment)
@@ -214,7 +225,8 @@ struct CodeGrantSignInTests {
         defer { try? FileManager.default.removeItem(at: home) }
         try await LoopbackServer.withRunning(model: model) { server in
             let environment = [
-                "DEVICE_LOGIN_HOME": home.path, "DISPLAY": ":0", "BROWSER": "curl -s -o /dev/null -L --max-time 10",
+                "DEVICE_LOGIN_HOME": home.path, "DISPLAY": ":0", "BROWSER": Self.browser,
+                "DEVICE_LOGIN_TIMEOUT": Self.timeout,
             ]
             let arguments = [
                 "login", "--authorization-endpoint", server.issuer + "/authorize", "--token-endpoint",
@@ -265,7 +277,9 @@ struct CodeGrantSignInTests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("redirect-port-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         try await LoopbackServer.withRunning(model: model) { server in
-            let environment = ["DEVICE_LOGIN_HOME": home.path, "BROWSER": "curl -s -o /dev/null -L --max-time 10"]
+            let environment = [
+                "DEVICE_LOGIN_HOME": home.path, "BROWSER": Self.browser, "DEVICE_LOGIN_TIMEOUT": Self.timeout,
+            ]
             let arguments = [
                 "login", "--issuer", server.issuer, "--client-id", "test-client", "--json", "--flow", "browser",
             ]
