@@ -92,7 +92,8 @@ struct SignIn: Sendable {
         var observers = SignInObservers<(event: DeviceFlowEvent, at: Date)>()
         if !presentation.quiet {
             let presenter = LivePresenter(capabilities: context.terminal, qrMode: settings.qr, output: context.stderr)
-            observers.follow({ $0.event }, with: { await presenter.run(events: $0) })
+            // Only what the prompt shows: `.polling`, before every poll, would wake it for nothing.
+            observers.follow({ presenter.shows($0.event) ? $0.event : nil }, with: { await presenter.run(events: $0) })
         }
         if presentation.events {
             // A write that fails (the program reading the events is gone) ends the sign-in, with exit 74.

@@ -67,17 +67,26 @@ public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
     public func run(events: AsyncStream<DeviceFlowEvent>) async {
         var status = LiveStatus(capabilities: capabilities, qrMode: qrMode, machineName: machineName)
         let start = clock.now
+        guard status.isLive else {
+            // No ticker, so the events are the only input: read straight from their stream, not forwarded into the
+            // merged inputs below, which cost a second stream's hand-over and a task's wake-up for every event
+            // (issue 19). Ends the same ways: the flow ends, the stream ends, or the task is cancelled.
+            for await event in events {
+                await write(status.handle(event, at: start.duration(to: clock.now)))
+                if status.isFinished { break }
+            }
+            await write(status.finish())
+            return
+        }
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in events { sink.yield(.event(event)) }
                 sink.yield(.eventsEnded)
             }
-            if status.isLive {
-                group.addTask { [clock, tickInterval] in
-                    while (try? await clock.sleep(for: tickInterval)) != nil {
-                        sink.yield(.tick)
-                    }
+            group.addTask { [clock, tickInterval] in
+                while (try? await clock.sleep(for: tickInterval)) != nil {
+                    sink.yield(.tick)
                 }
             }
             var lastTick: Duration?
@@ -101,6 +110,13 @@ public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
             sink.finish()
         }
         await write(status.finish())
+    }
+
+    /// Whether `event` can change what the presenter shows. `.polling` and `.intervalChanged` never do: a caller
+    /// that forwards the flow's events may leave them out and spare the presenter a wake-up on every poll.
+    /// ``run(events:)`` takes every event either way.
+    public func shows(_ event: DeviceFlowEvent) -> Bool {
+        LiveStatus.shows(event)
     }
 
     /// Puts the terminal back in order: erases the current line, resets attributes and shows the cursor.

@@ -31,9 +31,19 @@ struct LiveStatus {
     /// Whether the status line is drawn in place (a terminal that takes escapes) rather than as plain lines.
     var isLive: Bool { capabilities.allowsEscapes }
 
+    /// Whether `event` can change what is shown: `.polling` and `.intervalChanged` never do (the status line tells
+    /// the wait and the server's answers, not each request), so ``handle(_:at:)`` writes nothing for them and keeps
+    /// its state.
+    static func shows(_ event: DeviceFlowEvent) -> Bool {
+        switch event {
+        case .polling, .intervalChanged: false
+        case .authorizationReceived, .pending, .slowDown, .retrying, .succeeded, .failed: true
+        }
+    }
+
     /// The text to write for `event`, received at `now`.
     mutating func handle(_ event: DeviceFlowEvent, at now: Duration) -> String {
-        guard !isFinished else { return "" }
+        guard !isFinished, Self.shows(event) else { return "" }
         switch event {
         case .authorizationReceived(let authorization):
             let lifetime = authorization.response.expiresIn
@@ -52,6 +62,7 @@ struct LiveStatus {
             let reason = Sanitizer.sanitize(reason, maxLength: 160, asciiOnly: !capabilities.isUTF8)
             return update(.network(retryAt: now + delay, reason: reason), at: now, tell: true)
         case .polling, .intervalChanged:
+            // Not shown (`shows`): returned above.
             return ""
         case .succeeded:
             isFinished = true

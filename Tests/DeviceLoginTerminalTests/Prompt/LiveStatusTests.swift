@@ -143,4 +143,43 @@ struct LiveStatusTests {
         let line = status.handle(.retrying(attempt: 1, delay: .seconds(2), reason: reason), at: .zero)
         #expect(line == "Network problem, retrying in 2 s: refused" + String(repeating: "x", count: 152) + "…\n")
     }
+
+    /// Every event, each kind at least once, with the end last.
+    private var everyEvent: [DeviceFlowEvent] {
+        [
+            .authorizationReceived(authorization), .polling(attempt: 1, elapsed: .seconds(5)), .pending(attempt: 1),
+            .intervalChanged(from: .seconds(5), to: .seconds(10)), .slowDown(attempt: 2, newInterval: .seconds(10)),
+            .polling(attempt: 3, elapsed: .seconds(25)),
+            .retrying(attempt: 3, delay: .seconds(8), reason: "connection refused"), .pending(attempt: 4),
+            .failed(DeviceLoginError(.accessDenied, "the user declined")), .succeeded,
+        ]
+    }
+
+    @Test(
+        "An event it does not show (shows: false) writes nothing and changes nothing: left out, the text is the same",
+        arguments: [Fixtures.pipe, Fixtures.laptop])
+    func unshownEventsChangeNothing(capabilities: TerminalCapabilities) {
+        let events = everyEvent
+        #expect(events.filter { !LiveStatus.shows($0) }.count == 3)
+        var all = LiveStatus(capabilities: capabilities, qrMode: .never, machineName: Fixtures.machineName)
+        var shown = LiveStatus(capabilities: capabilities, qrMode: .never, machineName: Fixtures.machineName)
+        var text = ""
+        for (index, event) in events.enumerated() {
+            let now = Duration.seconds(index * 5)
+            let written = all.handle(event, at: now)
+            if LiveStatus.shows(event) {
+                #expect(written == shown.handle(event, at: now), "\(event)")
+            } else {
+                #expect(written == "", "\(event)")
+            }
+            let tick = all.tick(at: now + .milliseconds(250))
+            #expect(tick == shown.tick(at: now + .milliseconds(250)))
+            text += written + tick
+        }
+        #expect(all.finish() == shown.finish())
+        // What was compared is the whole prompt and every notice, not empty strings.
+        #expect(text.contains("Code: WDJB-MJHT"))
+        #expect(text.contains("Server asked to slow down: polling every 10 s"))
+        #expect(text.contains("Network problem, retrying in 8 s: connection refused"))
+    }
 }
