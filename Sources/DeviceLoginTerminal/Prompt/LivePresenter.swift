@@ -85,7 +85,10 @@ public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
                 sink.yield(.eventsEnded)
             }
             group.addTask { [clock, tickInterval] in
-                while (try? await clock.sleep(for: tickInterval)) != nil {
+                // `ContinuousClock` sleeps on the process's sleep queue (FlowClock), not in a libdispatch timer: four
+                // ticks a second each woke a timer thread and a worker besides the executor (issue 19).
+                let ticks = FlowClock(clock)
+                while (try? await ticks.sleep(for: tickInterval)) != nil {
                     sink.yield(.tick)
                 }
             }
