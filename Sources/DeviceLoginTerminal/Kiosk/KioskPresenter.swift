@@ -64,9 +64,7 @@ public struct KioskPresenter<C: Clock>: Sendable where C.Duration == Duration {
                 sink.yield(.ended)
             }
             group.addTask { [clock, tickInterval] in
-                // On the process's sleep queue, as the prompt's ticker (LivePresenter).
-                let ticks = FlowClock(clock)
-                while (try? await ticks.sleep(for: tickInterval)) != nil { sink.yield(.tick) }
+                await Ticker.run(every: tickInterval, on: clock) { sink.yield(.tick) }
             }
             // Ends when the updates end, or at once when this task is cancelled (the stream then yields nil).
             for await input in inputs {

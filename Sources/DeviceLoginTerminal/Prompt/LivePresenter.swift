@@ -85,12 +85,7 @@ public struct LivePresenter<C: Clock>: Sendable where C.Duration == Duration {
                 sink.yield(.eventsEnded)
             }
             group.addTask { [clock, tickInterval] in
-                // `ContinuousClock` sleeps on the process's sleep queue (FlowClock), not in a libdispatch timer: four
-                // ticks a second each woke a timer thread and a worker besides the executor (issue 19).
-                let ticks = FlowClock(clock)
-                while (try? await ticks.sleep(for: tickInterval)) != nil {
-                    sink.yield(.tick)
-                }
+                await Ticker.run(every: tickInterval, on: clock) { sink.yield(.tick) }
             }
             var lastTick: Duration?
             // Ends when the flow ends, or at once when this task is cancelled (the stream then yields nil).
