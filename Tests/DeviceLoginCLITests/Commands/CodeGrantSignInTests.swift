@@ -5,6 +5,14 @@ import Testing
 
 @testable import DeviceLoginCLI
 
+/// The browser: curl follows the link to the listener (its own bound generous for a loaded machine).
+private let browserCommand = "curl -s -o /dev/null -L --max-time 60"
+/// Every sign-in here is bounded: a redirect that never arrives fails the test in two minutes instead of holding the
+/// whole run (a CI run hung on one whose browser's redirect was lost).
+private let signInTimeout = "2m"
+/// The browser and the bound, as a sign-in's environment; at file scope so that a test's arguments can use it.
+private let browsing = ["BROWSER": browserCommand, "DEVICE_LOGIN_TIMEOUT": signInTimeout]
+
 /// `login --flow`: the code grant through a browser (a script standing in for it) and a paste, against the mock
 /// server over real loopback sockets; `auto`'s choice and its one line; the refusals.
 @Suite("login --flow browser|paste|auto: the authorization code grant through the CLI")
@@ -34,18 +42,11 @@ struct CodeGrantSignInTests {
         return (code, out(), err())
     }
 
-    /// The browser: curl follows the link to the listener (its own bound generous for a loaded machine).
-    static let browser = "curl -s -o /dev/null -L --max-time 60"
-    /// Every sign-in here is bounded: a redirect that never arrives fails the test in two minutes instead of holding
-    /// the whole run (a CI run hung on one whose browser's redirect was lost).
-    static let timeout = "2m"
-    private static let browsing = ["BROWSER": browser, "DEVICE_LOGIN_TIMEOUT": timeout]
-
     @Test("--flow browser: the link printed, $BROWSER follows it to the listener, tokens on stdout, no violation")
     func browser() async throws {
         let model = Self.model()
         try await LoopbackServer.withRunning(model: model) { server in
-            let result = await login(server, ["--flow", "browser"], environment: Self.browsing)
+            let result = await login(server, ["--flow", "browser"], environment: browsing)
             #expect(result.code == .success, "\(result.stderr)")
             #expect(result.stdout.hasPrefix(#"{"access_token":"#))
             #expect(result.stderr.contains("signing in with the browser on this device, as asked"))
@@ -118,12 +119,7 @@ struct CodeGrantSignInTests {
     @Test(
         "auto: the browser in a local graphical session, the device flow over SSH; one line says which and why",
         arguments: [
-            (
-                [
-                    "DISPLAY": ":0", "BROWSER": "curl -s -o /dev/null -L --max-time 60",
-                    "DEVICE_LOGIN_TIMEOUT": "2m",
-                ], "graphical session"
-            ),
+            (["DISPLAY": ":0"].merging(browsing) { $1 }, "graphical session"),
             (["DISPLAY": ":0", "SSH_CONNECTION": "10.0.0.1 1 10.0.0.2 22"], "over SSH"),
         ])
     func auto(environment: [String: String], why: String) async throws {
@@ -162,9 +158,7 @@ struct CodeGrantSignInTests {
     func events() async throws {
         let model = Self.model()
         try await LoopbackServer.withRunning(model: model) { server in
-            var (context, out, err) = CLIHarness.context(environment: [
-                "BROWSER": Self.browser, "DEVICE_LOGIN_TIMEOUT": Self.timeout,
-            ])
+            var (context, out, err) = CLIHarness.context(environment: browsing)
             context.stdin = .empty
             let arguments = [
                 "login", "--issuer", server.issuer, "--client-id", "test-client", "--no-store", "--events",
@@ -189,9 +183,7 @@ struct CodeGrantSignInTests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("code-grant-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         try await LoopbackServer.withRunning(model: model) { server in
-            let environment = [
-                "DEVICE_LOGIN_HOME": home.path, "BROWSER": Self.browser, "DEVICE_LOGIN_TIMEOUT": Self.timeout,
-            ]
+            let environment = browsing.merging(["DEVICE_LOGIN_HOME": home.path]) { $1 }
             let arguments = ["login", "--issuer", server.issuer, "--client-id", "test-client", "--json"]
             let first = await CLIHarness.run(arguments + ["--flow", "browser"], environment: environment)
             #expect(first.code == .success, "\(first.stderr)")
@@ -224,10 +216,7 @@ struct CodeGrantSignInTests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("code-only-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         try await LoopbackServer.withRunning(model: model) { server in
-            let environment = [
-                "DEVICE_LOGIN_HOME": home.path, "DISPLAY": ":0", "BROWSER": Self.browser,
-                "DEVICE_LOGIN_TIMEOUT": Self.timeout,
-            ]
+            let environment = browsing.merging(["DEVICE_LOGIN_HOME": home.path, "DISPLAY": ":0"]) { $1 }
             let arguments = [
                 "login", "--authorization-endpoint", server.issuer + "/authorize", "--token-endpoint",
                 server.issuer + "/token", "--client-id", "test-client", "--json",
@@ -277,9 +266,7 @@ struct CodeGrantSignInTests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("redirect-port-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         try await LoopbackServer.withRunning(model: model) { server in
-            let environment = [
-                "DEVICE_LOGIN_HOME": home.path, "BROWSER": Self.browser, "DEVICE_LOGIN_TIMEOUT": Self.timeout,
-            ]
+            let environment = browsing.merging(["DEVICE_LOGIN_HOME": home.path]) { $1 }
             let arguments = [
                 "login", "--issuer", server.issuer, "--client-id", "test-client", "--json", "--flow", "browser",
             ]
