@@ -7,11 +7,11 @@
 #      same profile file, pair by pair, with the binary Scripts/install.sh installs (Scripts/build-release.sh; goals: at most 3x cat's wall time, peak RSS
 #      at most 10 MB); a helper not in this build is shown as n/a;
 #   3. CPU time and peak RSS of a whole `device-login login` of the installed binary that waits 60 s for approval
-#      against the demo server running in another process (goals: at most 20 ms of CPU, 8 ms of it for the 12 polls,
-#      peak RSS at most 12 MB), with the floors under it; 3b. the CPU of `login --kiosk` waiting 30 s in a
-#      pseudo-terminal of 80x24 and of 200x60, redrawing its countdown every second (goal: under 10 ms of CPU per
-#      second, 1% of one core), and of the plain prompt's login in the same pseudo-terminal, whose status line is
-#      redrawn four times a second (the same goal);
+#      against the demo server running in another process, three side by side and judged on their median (goals: at
+#      most 20 ms of CPU, 8 ms of it for the 12 polls, peak RSS at most 12 MB), with the floors under it; 3b. the CPU
+#      of `login --kiosk` waiting 30 s in a pseudo-terminal of 80x24 and of 200x60, redrawing its countdown every
+#      second (goal: under 10 ms of CPU per second, 1% of one core), and of the plain prompt's login in the same
+#      pseudo-terminal, whose status line is redrawn four times a second (the same goal);
 #   4. the size of that binary (goal: at most 20 MB), its dynamic dependencies (libcurl, libqrencode and libstdc++
 #      must not be among them: the first two are loaded on first use, the last is linked in) and whether full Foundation is in it
 #      (it must not be: FoundationEssentials only);
@@ -343,11 +343,12 @@ done
 # of section 4, Scripts/build-release.sh); the release build (dynamic Swift runtime, which users do not get) runs
 # the same wait after it, against a server of its own, and is shown, not judged. With --skip-static the release
 # build is judged, and says so.
-#   The polls are measured directly and judged: perf stat attaches to the judged login itself while it waits, from
-# 7.5 s after its prompt to 57.5 s (the 2nd to the 11th poll, and the waits between them: nothing else runs then),
-# counts its CPU (all threads) and context switches, and the 12 polls are 12/10 of that. The wait's share is also
-# shown as what it adds to a login approved at once: the same binary signs in against the quick server (approval
-# at once, interval 1 s: one poll) 10 times, and the wait's 11 more polls and 59 s of waiting are the difference.
+#   The polls are measured directly and judged: perf stat attaches to the first of the three logins while it waits,
+# from 7.5 s after its prompt to 57.5 s (the 2nd to the 11th poll, and the waits between them: nothing else of that
+# login runs then; the other two poll 1.7 and 3.4 s after it), counts its CPU (all threads) and context switches,
+# and the 12 polls are 12/10 of that. The wait's share is also shown as what it adds to a login approved at once:
+# the same binary signs in against the quick server (approval at once, interval 1 s: one poll) 10 times, and the
+# wait's 11 more polls and 59 s of waiting are the difference.
 # That difference of two measurements on a shared machine is noisy (6.7, 3.4 and 11.9 ms for the 12 polls in
 # three runs of the same code), so it is shown, not judged. The floors under a sign-in are measured alongside:
 # `--help` of the same binary (the Swift runtime and the CLI's start-up) and a C program that only loads libcurl
@@ -407,19 +408,42 @@ else
         sleep 7.5
         perf stat -x, -e task-clock,context-switches -p "$pid" -o "$work/polls.perf" -- sleep 50 >/dev/null 2>&1
     }
+    # median VALUES...: the middle one of three or more numbers.
+    median() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
     start_demo slow --approve-after 60 --interval 5
     slow_issuer="$issuer"
     show_args perf stat -e task-clock -- "$time_bin" -f '%e %U %S %M' \
         "$login_cli" login --no-store --qr never --issuer "$slow_issuer" --client-id test-client
-    $perf_ok && show "perf stat -e task-clock,context-switches -p PID -- sleep 50   (from 7.5 s after the prompt)"
-    timed_login login "$slow_issuer" "$login_cli" &
-    slow_login=$!
-    polls_measured=false
+    show "... three of them, started 1.7 s apart; the goals are judged on their median"
+    $perf_ok && show "perf stat -e task-clock,context-switches -p PID -- sleep 50" \
+        "  (the first login, from 7.5 s after its prompt)"
+    # One 60-second process's CPU moves by about 2 ms from run to run on a shared machine (20.84 and 19.62 ms, then
+    # 21.72 and 20.00, for the same code), so a single run's verdict on a 20 ms goal was a coin toss. Three logins wait
+    # side by side and the verdict is on their median, all three shown. Started 1.7 s apart with a 5 s interval, no
+    # two of their polls, start-ups or exits fall in the same second, so they do not share a core's moment.
+    slow_logins=()
+    timed_login login1 "$slow_issuer" "$login_cli" &
+    slow_logins+=("$!")
+    window_job=""
+    rm -f "$work/polls.ok"
     if $perf_ok; then
-        slow_pid="$(login_pid "$slow_login" "$login_cli")"
-        [[ -n "$slow_pid" ]] && polls_window "$slow_pid" "$work/login.err" && polls_measured=true
+        (
+            slow_pid="$(login_pid "${slow_logins[0]}" "$login_cli")"
+            [[ -n "$slow_pid" ]] && polls_window "$slow_pid" "$work/login1.err" && touch "$work/polls.ok"
+        ) &
+        window_job=$!
     fi
-    wait "$slow_login" || { tail -5 "$work/login.err" >&2; die "the 60-second sign-in failed"; }
+    for n in 2 3; do
+        sleep 1.7
+        timed_login "login$n" "$slow_issuer" "$login_cli" &
+        slow_logins+=("$!")
+    done
+    for n in 1 2 3; do
+        wait "${slow_logins[$((n - 1))]}" || { tail -5 "$work/login$n.err" >&2; die "the 60-second sign-in $n failed"; }
+    done
+    [[ -n "$window_job" ]] && wait "$window_job"
+    polls_measured=false
+    [[ -f "$work/polls.ok" ]] && polls_measured=true
     # The release build's run comes after, not beside: two logins polling at the same instants share the 2 cores.
     reference=false
     if [[ "$login_cli" != "$cli" ]]; then
@@ -431,27 +455,36 @@ else
     login_cpu_ms=""
     login_rss=""
     if [[ -n "$time_bin" ]]; then
-        read -r login_wall login_user login_sys login_rss_kb <"$work/login.time"
-        login_cpu_ms="$(awk -v u="$login_user" -v s="$login_sys" 'BEGIN { printf "%.0f", (u + s) * 1000 }')"
-        login_rss="$(awk -v k="$login_rss_kb" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')"
-        printf '   %-44s %s s\n' "wall time" "$login_wall"
-        printf '   %-44s %s ms (user %s s, sys %s s; 10 ms resolution)\n' "CPU, /usr/bin/time user+sys" \
-            "$login_cpu_ms" "$login_user" "$login_sys"
+        walls=() cpus=() rsss=()
+        for n in 1 2 3; do
+            read -r login_wall login_user login_sys login_rss_kb <"$work/login$n.time"
+            walls+=("$login_wall")
+            cpus+=("$(awk -v u="$login_user" -v s="$login_sys" 'BEGIN { printf "%.0f", (u + s) * 1000 }')")
+            rsss+=("$(awk -v k="$login_rss_kb" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')")
+        done
+        login_cpu_ms="$(median "${cpus[@]}")"
+        login_rss="$(median "${rsss[@]}")"
+        printf '   %-44s %s s\n' "wall time" "${walls[*]}"
+        printf '   %-44s %s ms (median of %s; 10 ms resolution)\n' "CPU, /usr/bin/time user+sys" \
+            "$login_cpu_ms" "${cpus[*]}"
     else
         echo "   /usr/bin/time is missing (apt-get install -y time): no user+sys or peak RSS"
     fi
     login_task_ms=""
     if $perf_ok; then
-        login_task_ms="$(task_ms "$work/login.perf")"
-        printf '   %-44s %s ms (all threads; includes /usr/bin/time, ~1 ms)\n' "CPU, perf task-clock" "$login_task_ms"
+        tasks=()
+        for n in 1 2 3; do tasks+=("$(task_ms "$work/login$n.perf")"); done
+        login_task_ms="$(median "${tasks[@]}")"
+        printf '   %-44s %s ms (median of %s; all threads; includes /usr/bin/time, ~1 ms)\n' \
+            "CPU, perf task-clock" "$login_task_ms" "${tasks[*]}"
     fi
     judged="${login_task_ms:-$login_cpu_ms}"
     if [[ -n "$judged" ]]; then
         printf '   %-44s %s\n' "goal: at most 20 ms of CPU for the whole wait" \
-            "$(verdict "$(awk -v c="$judged" 'BEGIN { print (c <= 20) ? 1 : 0 }')") ($judged ms)"
+            "$(verdict "$(awk -v c="$judged" 'BEGIN { print (c <= 20) ? 1 : 0 }')") (median $judged ms)"
     fi
     if [[ -n "$login_rss" ]]; then
-        printf '   %-44s %s MB   goal <= 12 MB: %s\n' "peak RSS" "$login_rss" \
+        printf '   %-44s %s MB (median of %s)   goal <= 12 MB: %s\n' "peak RSS" "$login_rss" "${rsss[*]}" \
             "$(verdict "$(awk -v m="$login_rss" 'BEGIN { print (m <= 12) ? 1 : 0 }')")"
     fi
     if $reference; then
