@@ -9,14 +9,22 @@
 /// second after its first refresh (issue 19).
 package enum ProcessExecutor {
     private static let stored = Locked<(any TaskExecutor)?>(nil)
+    private static let storedHost = Locked<(any LoopHost)?>(nil)
 
     /// The executor unstructured tasks of the library prefer; nil for the global executor.
     package static var preferred: (any TaskExecutor)? {
         stored.withLock { $0 }
     }
 
-    /// Makes `executor` the one unstructured tasks prefer, from now on.
-    package static func use(_ executor: (any TaskExecutor)?) {
+    /// The thread that hosts the sleep queue's deadlines and the curl worker's loop; nil for threads of their own.
+    package static var host: (any LoopHost)? {
+        storedHost.withLock { $0 }
+    }
+
+    /// Makes `executor` the one unstructured tasks prefer, and `host` the thread that hosts the process's other
+    /// waits, from now on. Called before the first sleep and the first request: they choose their thread then.
+    package static func use(_ executor: (any TaskExecutor)?, host: (any LoopHost)? = nil) {
         stored.withLock { $0 = executor }
+        storedHost.withLock { $0 = host }
     }
 }

@@ -84,7 +84,7 @@ package enum CLIProcess {
         // thread per poll instead of making libdispatch's pool anew. Should the thread not start, the default executor.
         let executor = SerialThreadExecutor()
         let preferred: (any TaskExecutor)? = executor.start() ? executor : nil
-        ProcessExecutor.use(preferred)
+        ProcessExecutor.use(preferred, host: preferred == nil ? nil : executor)
         let work = Task(executorPreference: preferred) {
             await CLI.run(command, rest, context: context, commands: commands)
         }

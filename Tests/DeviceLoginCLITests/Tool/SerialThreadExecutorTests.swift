@@ -112,4 +112,141 @@ struct SerialThreadExecutorTests {
         let second = await Self.thread(of: executor)
         #expect(pthread_equal(first, second) != 0)
     }
+
+    // MARK: The executor as a loop host (issue 19): the sleeps and the HTTP loop on its thread
+
+    /// An executor and a sleep queue it serves, both new (the shared queue keeps its own thread in tests).
+    private static func hostedPair() -> (SerialThreadExecutor, SleepQueue) {
+        let queue = SleepQueue()
+        let executor = SerialThreadExecutor(sleeps: queue)
+        queue.serve(by: executor)
+        return (executor, queue)
+    }
+
+    @Test(
+        "sleeps it hosts resume on its thread, never before their deadlines: 300 in a row", .timeLimit(.minutes(1)))
+    func hostedSleeps() async throws {
+        let (executor, queue) = Self.hostedPair()
+        #expect(executor.start())
+        let expected = await Self.thread(of: executor)
+        let (onThread, early) = try await Task(executorPreference: executor) { () async throws -> (Int, Int) in
+            var onThread = 0
+            var early = 0
+            for round in 0..<300 {
+                let deadline = ContinuousClock.now + .microseconds(100 + (round % 7) * 300)
+                try await queue.sleep(until: deadline)
+                if ContinuousClock.now < deadline { early += 1 }
+                if pthread_equal(pthread_self(), expected) != 0 { onThread += 1 }
+            }
+            return (onThread, early)
+        }.value
+        #expect(onThread == 300)
+        #expect(early == 0)
+    }
+
+    @Test(
+        "a sleep begun on another thread ends the host's longer wait: it wakes on time, not at the host's deadline",
+        .timeLimit(.minutes(1)))
+    func sleepFromAnotherThreadInterrupts() async throws {
+        let (executor, queue) = Self.hostedPair()
+        #expect(executor.start())
+        // The host waits for this one, 30 s away, before the other sleep begins.
+        let long = Task(executorPreference: executor) { try await queue.sleep(until: .now + .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(50))
+        let started = ContinuousClock.now
+        // Not preferring the executor: this task's jobs run on the global executor's threads.
+        try await Task.detached { try await queue.sleep(until: .now + .milliseconds(20)) }.value
+        let took = started.duration(to: .now)
+        long.cancel()
+        #expect(took >= .milliseconds(20))
+        #expect(took < .seconds(10))
+        await #expect(throws: CancellationError.self) { try await long.value }
+    }
+
+    /// A stand-in for the HTTP loop: `wait` sleeps on a condition until interrupted (kept until the next wait, as
+    /// `curl_multi_wakeup` is) or until its time is up, and each call is counted.
+    private final class FakeDriver: LoopDriver, @unchecked Sendable {
+        private let mutex = PThreadObjects.makeMutex()
+        private let condition = PThreadObjects.makeMonotonicCondition()
+        private var pending = false
+        private var counts = (drives: 0, waits: 0, shortestWait: Int32.max)
+        private var threads: [pthread_t] = []
+
+        func drive() -> Bool {
+            pthread_mutex_lock(mutex)
+            counts.drives += 1
+            threads.append(pthread_self())
+            pthread_mutex_unlock(mutex)
+            return false
+        }
+
+        func wait(milliseconds: Int32) {
+            pthread_mutex_lock(mutex)
+            counts.waits += 1
+            counts.shortestWait = min(counts.shortestWait, milliseconds)
+            threads.append(pthread_self())
+            if !pending {
+                PThreadObjects.wait(condition, mutex, for: .milliseconds(Int64(min(milliseconds, 60_000))))
+            }
+            pending = false
+            pthread_mutex_unlock(mutex)
+        }
+
+        func interrupt() {
+            pthread_mutex_lock(mutex)
+            pending = true
+            pthread_mutex_unlock(mutex)
+            pthread_cond_signal(condition)
+        }
+
+        var seen: (drives: Int, waits: Int, shortestWait: Int32, threads: [pthread_t]) {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return (counts.drives, counts.waits, counts.shortestWait, threads)
+        }
+    }
+
+    @Test(
+        "once it adopts a driver it waits there, on its own thread: jobs from other threads and hosted sleeps end the wait",
+        .timeLimit(.minutes(1)))
+    func adoptedDriver() async throws {
+        let (executor, queue) = Self.hostedPair()
+        #expect(executor.start())
+        let expected = await Self.thread(of: executor)
+        let driver = FakeDriver()
+        executor.adopt(driver)
+        // 200 tasks started from the global executor's threads, each a job handed to the waiting host.
+        var handedOver = 0
+        for _ in 0..<200 {
+            let thread = await Task(executorPreference: executor) { pthread_self() }.value
+            if pthread_equal(thread, expected) != 0 { handedOver += 1 }
+        }
+        #expect(handedOver == 200)
+        // A sleep the host serves: the driver's wait is bounded by its deadline, and it ends on time.
+        let deadline = ContinuousClock.now + .milliseconds(30)
+        let woke = try await Task(executorPreference: executor) { () async throws -> ContinuousClock.Instant in
+            try await queue.sleep(until: deadline)
+            return .now
+        }.value
+        #expect(woke >= deadline)
+        #expect(deadline.duration(to: woke) < .seconds(5))
+        let seen = driver.seen
+        #expect(seen.drives > 0)
+        #expect(seen.waits > 0)
+        // The sleep bounded a wait: 30 ms, in whole milliseconds rounded up.
+        #expect(seen.shortestWait <= 31)
+        #expect(seen.threads.allSatisfy { pthread_equal($0, expected) != 0 })
+    }
+
+    @Test("a wait in whole milliseconds never ends before its delay, and is bounded")
+    func waitMilliseconds() {
+        #expect(Duration.zero.waitMilliseconds == 0)
+        #expect(Duration.milliseconds(-5).waitMilliseconds == 0)
+        #expect(Duration.nanoseconds(1).waitMilliseconds == 1)
+        #expect(Duration.milliseconds(1).waitMilliseconds == 1)
+        #expect((Duration.milliseconds(1) + .nanoseconds(1)).waitMilliseconds == 2)
+        #expect(Duration.seconds(5).waitMilliseconds == 5_000)
+        #expect(Duration.seconds(Int64.max / 2).waitMilliseconds == Int32.max)
+        #expect(Duration.seconds(3_000_000).waitMilliseconds == Int32.max)
+    }
 }

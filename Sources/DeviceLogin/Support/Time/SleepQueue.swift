@@ -15,6 +15,8 @@ import Darwin
 /// (RFC 8628 §3.4: "no more often than" the interval), and at most ``coalescing`` late, so that sleepers due
 /// together share one wake-up. Cancelling a sleeping task resumes it at once with `CancellationError`.
 ///
+/// In a process whose jobs run on a ``LoopHost`` (the CLI) there is no thread of its own: the host waits for the
+/// earliest deadline itself and calls ``resumeDue()``, so a sleeper due wakes the thread that runs its task, once.
 /// Where the thread cannot be started, ``sleep(until:)`` falls back to `ContinuousClock`'s own sleep.
 package final class SleepQueue: @unchecked Sendable {
     /// The one queue of the process; its thread starts with the first sleep.
@@ -40,8 +42,10 @@ package final class SleepQueue: @unchecked Sendable {
         var heap: [Entry] = []
         var sleepers: [UInt64: Sleeper] = [:]
         var nextID: UInt64 = 0
-        /// nil until the first sleep; then whether the thread runs.
+        /// nil until the first sleep; then whether the thread runs (or the host serves the queue).
         var threadRunning: Bool?
+        /// The thread that waits for the deadlines instead of the queue's own, chosen at the first sleep.
+        var host: (any LoopHost)?
     }
 
     // Every access to `state` holds `mutex`: that is what makes the `@unchecked Sendable` true. Both live at stable
@@ -50,24 +54,24 @@ package final class SleepQueue: @unchecked Sendable {
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var state = State()
 
-    private init() {
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        #if canImport(Darwin)
-        pthread_cond_init(condition, nil)
-        #else
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-        #endif
+    /// A queue of its own (``shared`` is the process's); never freed while its thread runs, which holds it.
+    package init() {
+        mutex = PThreadObjects.makeMutex()
+        condition = PThreadObjects.makeMonotonicCondition()
     }
 
     // The shared queue lives as long as the process: no deinit.
+
+    /// Makes `host` wait for this queue's deadlines, from the first sleep on, instead of a thread of its own; the
+    /// host calls ``resumeDue()`` in every round. For a queue that has not slept yet (``shared`` takes
+    /// ``ProcessExecutor/host`` by itself).
+    package func serve(by host: any LoopHost) {
+        locked { state in
+            guard state.threadRunning == nil else { return }
+            state.host = host
+            state.threadRunning = true
+        }
+    }
 
     /// Sleeps until `deadline` on `ContinuousClock`.
     /// - Throws: `CancellationError` when the task is cancelled before or while it sleeps.
@@ -97,7 +101,11 @@ package final class SleepQueue: @unchecked Sendable {
             if state.threadRunning == false { return nil }
             state.nextID &+= 1
             state.sleepers[state.nextID] = .reserved
-            let start = state.threadRunning == nil
+            var start = state.threadRunning == nil
+            if start, self === Self.shared, let host = ProcessExecutor.host {
+                state.host = host
+                start = false
+            }
             state.threadRunning = true
             return (state.nextID, start)
         }
@@ -115,20 +123,26 @@ package final class SleepQueue: @unchecked Sendable {
     private func wait(
         _ id: UInt64, until deadline: ContinuousClock.Instant, _ continuation: UnsafeContinuation<Void, any Error>
     ) {
-        let (cancelled, earliest): (Bool, Bool) = locked { state in
+        let (cancelled, earliest, host): (Bool, Bool, (any LoopHost)?) = locked { state in
             if case .cancelled = state.sleepers[id] {
                 state.sleepers[id] = nil
-                return (true, false)
+                return (true, false, nil)
             }
             state.sleepers[id] = .waiting(continuation)
             state.heap.append(Entry(deadline: deadline, id: id))
-            return (false, Self.siftUp(&state.heap, from: state.heap.count - 1) == 0)
+            return (false, Self.siftUp(&state.heap, from: state.heap.count - 1) == 0, state.host)
         }
         if cancelled { continuation.resume(throwing: CancellationError()) }
+        guard earliest else { return }
         // A new earliest deadline wakes the thread to wait for it instead. Signalled after the unlock, so that the
         // thread does not wake into the mutex still held here and sleep on it once more (issue 19); it reads the
         // heap under the mutex before each wait, so the signal is never missed, and the queue is never freed.
-        if earliest { pthread_cond_signal(condition) }
+        // A host reads it before each wait too, so only a sleep begun on another thread needs to interrupt it.
+        if let host {
+            if !host.isCurrent { host.interrupt() }
+        } else {
+            pthread_cond_signal(condition)
+        }
     }
 
     private func cancel(_ id: UInt64) {
@@ -148,6 +162,21 @@ package final class SleepQueue: @unchecked Sendable {
         continuation?.resume(throwing: CancellationError())
     }
 
+    /// For the ``LoopHost`` that serves the queue, on its thread: resumes the sleepers due now and returns how long
+    /// to wait for the next (its deadline and ``coalescing``), nil when none sleeps or the queue has no host.
+    package func resumeDue() -> Duration? {
+        var due: [UnsafeContinuation<Void, any Error>] = []
+        let next: Duration? = locked { state in
+            guard state.host != nil, let first = state.heap.first else { return nil }
+            let now = ContinuousClock.now
+            guard first.deadline <= now else { return now.duration(to: first.deadline) + Self.coalescing }
+            Self.takeDue(&state, at: now, into: &due)
+            return state.heap.first.map { now.duration(to: $0.deadline) + Self.coalescing }
+        }
+        for continuation in due { continuation.resume() }
+        return next
+    }
+
     /// The thread: waits for the earliest deadline and resumes the sleepers due by then.
     private func run() {
         var due: [UnsafeContinuation<Void, any Error>] = []
@@ -159,15 +188,10 @@ package final class SleepQueue: @unchecked Sendable {
             }
             let now = ContinuousClock.now
             guard first.deadline <= now else {
-                waitLocked(for: now.duration(to: first.deadline) + Self.coalescing)
+                PThreadObjects.wait(condition, mutex, for: now.duration(to: first.deadline) + Self.coalescing)
                 continue
             }
-            while let top = state.heap.first, top.deadline <= now {
-                Self.removeFirst(&state.heap)
-                if case .waiting(let continuation) = state.sleepers.removeValue(forKey: top.id) {
-                    due.append(continuation)
-                }
-            }
+            Self.takeDue(&state, at: now, into: &due)
             pthread_mutex_unlock(mutex)
             for continuation in due { continuation.resume() }
             due.removeAll(keepingCapacity: true)
@@ -175,23 +199,16 @@ package final class SleepQueue: @unchecked Sendable {
         }
     }
 
-    /// Waits on the condition for at most `delay`, the mutex held.
-    private func waitLocked(for delay: Duration) {
-        var time = timespec()
-        #if canImport(Darwin)
-        let (seconds, attoseconds) = delay.components
-        time.tv_sec = Int(seconds)
-        time.tv_nsec = Int(attoseconds / 1_000_000_000)
-        pthread_cond_timedwait_relative_np(condition, mutex, &time)
-        #else
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        let (seconds, attoseconds) = delay.components
-        var nanoseconds = Int(time.tv_nsec) + Int(attoseconds / 1_000_000_000)
-        time.tv_sec += Int(seconds) + nanoseconds / 1_000_000_000
-        nanoseconds %= 1_000_000_000
-        time.tv_nsec = nanoseconds
-        pthread_cond_timedwait(condition, mutex, &time)
-        #endif
+    /// Takes out of the heap every entry due at `now`, and the continuations of those still waiting.
+    private static func takeDue(
+        _ state: inout State, at now: ContinuousClock.Instant, into due: inout [UnsafeContinuation<Void, any Error>]
+    ) {
+        while let top = state.heap.first, top.deadline <= now {
+            removeFirst(&state.heap)
+            if case .waiting(let continuation) = state.sleepers.removeValue(forKey: top.id) {
+                due.append(continuation)
+            }
+        }
     }
 
     /// Moves the entry at `index` up to its place in the min-heap; returns where it landed.

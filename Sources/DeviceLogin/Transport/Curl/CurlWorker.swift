@@ -11,7 +11,8 @@ import CCurl
 /// its connection cache keeps HTTP/1.1 connections alive between requests to the same server, and a share handle
 /// lets every easy handle resume TLS sessions.
 ///
-/// The process-wide worker is started on first use (``shared()``) and lives as long as the process.
+/// The process-wide worker is started on first use (``shared()``) and lives as long as the process. Where the
+/// process names a ``LoopHost`` (the CLI's executor), the worker has no thread: the host runs its loop.
 final class CurlWorker: Sendable {
     /// Bounds on the worker's resources.
     struct Limits: Sendable {
@@ -52,7 +53,7 @@ final class CurlWorker: Sendable {
         let result = sharedWorker.withLock { worker -> Result<CurlWorker, TransportError> in
             if let worker { return .success(worker) }
             do throws(TransportError) {
-                let started = try CurlWorker(limits: Limits())
+                let started = try CurlWorker(limits: Limits(), host: ProcessExecutor.host)
                 worker = started
                 return .success(started)
             } catch {
@@ -62,10 +63,13 @@ final class CurlWorker: Sendable {
         return try result.get()
     }
 
-    /// Creates the handles and starts the worker's thread.
-    /// - Parameter limits: The bounds to keep to.
+    /// Creates the handles and starts the worker's thread, or hands its loop to `host`.
+    /// - Parameters:
+    ///   - limits: The bounds to keep to.
+    ///   - host: The thread that runs the loop between its jobs instead of a thread of the worker's (the process's
+    ///     ``ProcessExecutor/host``, for the shared worker); it must adopt no other loop.
     /// - Throws: ``TransportError`` of kind ``TransportError/Kind/other`` when libcurl or the thread cannot start.
-    init(limits: Limits) throws(TransportError) {
+    init(limits: Limits, host: (any LoopHost)? = nil) throws(TransportError) {
         try CurlLibrary.initialize()
         guard let multi = dl_curl_multi_init() else {
             throw TransportError(.other, "libcurl could not create a multi handle")
@@ -79,6 +83,12 @@ final class CurlWorker: Sendable {
         // Both are optimisations: a libcurl that refuses them still sends every request correctly.
         _ = dl_curl_share_data(share, CURL_LOCK_DATA_SSL_SESSION)
         _ = dl_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, limits.maximumOpenConnections)
+        // In a process whose jobs run on a loop host (the CLI), the host's thread runs the loop between its jobs, so
+        // that a request and its answer are handed between no threads (issue 19).
+        if let host {
+            host.adopt(HostedCurlLoop(worker: self))
+            return
+        }
         let started = DedicatedThread.start { [self] in
             var loop = CurlWorkerLoop(worker: self)
             loop.run()
@@ -88,7 +98,7 @@ final class CurlWorker: Sendable {
         }
     }
 
-    /// Runs only when the thread did not start (a running thread keeps its worker).
+    /// Runs only when the thread did not start (a running thread, or the host that runs the loop, keeps its worker).
     deinit {
         dl_curl_multi_cleanup(handles.multi)
         dl_curl_share_cleanup(handles.share)

@@ -6,7 +6,7 @@ import Glibc
 import Musl
 #endif
 
-/// The ``CurlWorker``'s thread: everything here belongs to that thread alone.
+/// The ``CurlWorker``'s thread, or the ``LoopHost``'s that hosts it: everything here belongs to that thread alone.
 ///
 /// Each round starts queued transfers (up to the limit), drops cancelled ones, lets libcurl move every transfer
 /// on, hands finished ones back to their callers, and then sleeps in `curl_multi_poll` until a socket is ready,
@@ -29,26 +29,37 @@ struct CurlWorkerLoop {
         pool = CurlHandlePool(capacity: worker.limits.maximumIdleHandles, share: worker.handles.share)
     }
 
-    /// Serves the worker's submissions for the rest of the process.
+    /// Serves the worker's submissions for the rest of the process, on a thread of its own.
     mutating func run() -> Never {
         while true {
-            startQueued()
-            dropCancelled()
-            var running: Int32 = 0
-            let performed = dl_curl_multi_perform(multi, &running)
-            if performed != CURLM_OK {
-                failAll(String(cString: dl_curl_multi_strerror(performed)))
-            }
-            handBackFinished()
-            if active.count < worker.limits.maximumActiveTransfers, worker.hasQueued {
-                continue
-            }
-            let polled = dl_curl_multi_poll(multi, nil, 0, Self.idleWaitMilliseconds, nil)
-            if polled != CURLM_OK {
-                failAll(String(cString: dl_curl_multi_strerror(polled)))
-                // Whatever broke polling must not turn this loop into a busy one.
-                usleep(10_000)
-            }
+            if round() { continue }
+            wait(milliseconds: Self.idleWaitMilliseconds)
+        }
+    }
+
+    /// One round without waiting: starts queued transfers, drops cancelled ones, lets libcurl move every transfer
+    /// on and hands finished ones back.
+    /// - Returns: Whether queued submissions can start at once (the round must run again before any wait).
+    mutating func round() -> Bool {
+        startQueued()
+        dropCancelled()
+        var running: Int32 = 0
+        let performed = dl_curl_multi_perform(multi, &running)
+        if performed != CURLM_OK {
+            failAll(String(cString: dl_curl_multi_strerror(performed)))
+        }
+        handBackFinished()
+        return active.count < worker.limits.maximumActiveTransfers && worker.hasQueued
+    }
+
+    /// Sleeps in `curl_multi_poll` until a socket is ready, libcurl's own timer is due, the worker is woken, or
+    /// `milliseconds` pass.
+    mutating func wait(milliseconds: Int32) {
+        let polled = dl_curl_multi_poll(multi, nil, 0, milliseconds, nil)
+        if polled != CURLM_OK {
+            failAll(String(cString: dl_curl_multi_strerror(polled)))
+            // Whatever broke polling must not turn the loop around it into a busy one.
+            usleep(10_000)
         }
     }
 
@@ -111,5 +122,26 @@ struct CurlWorkerLoop {
         pool.recycle(easy)
         active[easy] = nil
     }
+}
+
+/// The curl worker's loop run by a ``LoopHost`` in its own thread instead of one of the worker's: the host calls
+/// ``drive()`` in every round and waits in ``wait(milliseconds:)``, which is `curl_multi_poll`, woken by
+/// `curl_multi_wakeup` (the one multi-handle call libcurl allows from any thread).
+final class HostedCurlLoop: LoopDriver, @unchecked Sendable {
+    // `loop` is touched on the host's thread only (drive and wait); `interrupt` touches only the multi handle,
+    // through the call libcurl makes thread-safe. That is what makes the `@unchecked Sendable` true.
+    private var loop: CurlWorkerLoop
+    private let multi: UnsafeMutableRawPointer
+
+    init(worker: CurlWorker) {
+        loop = CurlWorkerLoop(worker: worker)
+        multi = worker.handles.multi
+    }
+
+    func drive() -> Bool { loop.round() }
+
+    func wait(milliseconds: Int32) { loop.wait(milliseconds: milliseconds) }
+
+    func interrupt() { _ = dl_curl_multi_wakeup(multi) }
 }
 #endif

@@ -3,6 +3,10 @@ import Foundation
 import Testing
 @testable import DeviceLogin
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// CurlWorker's limits and queue, on private workers with small limits (each keeps an idle thread for the rest of
 /// the test process, asleep in `curl_multi_poll`).
 @Suite("CurlWorker")
@@ -79,7 +83,68 @@ struct CurlWorkerTests {
         #expect(String(decoding: response.body, as: UTF8.self) == "after")
     }
 
+    /// A worker whose loop a host runs (the CLI's executor is one): submissions from other threads wake the host's
+    /// wait in `curl_multi_poll`, several transfers share it, and a cancelled one is dropped while the others go on.
+    @Test(.timeLimit(.minutes(1)))
+    func aHostedLoopServesRequestsFromAnyThread() async throws {
+        let host = BareHost()
+        let worker = try CurlWorker(
+            limits: CurlWorker.Limits(maximumActiveTransfers: 2, maximumIdleHandles: 1), host: host)
+        #expect(host.adopted)
+        let answering = try RawHTTPServer.replying(RawHTTPServer.response(body: "ok"))
+        defer { answering.stop() }
+        let request = HTTPRequest(method: .get, url: answering.url("/token"))
+        let setup = try setup(for: request)
+        let bodies = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<8 {
+                group.addTask { String(decoding: try await worker.perform(request, setup: setup).body, as: UTF8.self) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(bodies == Array(repeating: "ok", count: 8))
+
+        let holding = try RawHTTPServer { connection in
+            guard connection.readRequest() != nil else { return }
+            if connection.waitForPeerToClose(seconds: 60) { connection.note("peer closed") }
+        }
+        defer { holding.stop() }
+        let held = HTTPRequest(method: .get, url: holding.url("/held"))
+        let heldSetup = try self.setup(for: held)
+        let heldTask = Task { try await worker.perform(held, setup: heldSetup) }
+        #expect(await holding.wait { !$0.requests.isEmpty })
+        heldTask.cancel()
+        await #expect(throws: CancellationError.self) { try await heldTask.value }
+        #expect(await holding.wait { $0.notes.contains("peer closed") })
+        let after = try await worker.perform(request, setup: setup)
+        #expect(String(decoding: after.body, as: UTF8.self) == "ok")
+    }
+
     // MARK: - Fixtures
+
+    /// A loop host with no jobs of its own: one thread that drives the loop it adopts and waits in it.
+    private final class BareHost: LoopHost, Sendable {
+        private let driver = Locked<(any LoopDriver)?>(nil)
+        private let thread = Locked<pthread_t?>(nil)
+
+        /// Whether a loop was handed over (the worker then starts no thread of its own).
+        var adopted: Bool { driver.withLock { $0 != nil } }
+
+        var isCurrent: Bool {
+            thread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        }
+
+        func interrupt() { driver.withLock { $0 }?.interrupt() }
+
+        func adopt(_ adopted: any LoopDriver) {
+            driver.withLock { $0 = adopted }
+            _ = DedicatedThread.start { [self] in
+                thread.withLock { $0 = pthread_self() }
+                while true {
+                    if !adopted.drive() { adopted.wait(milliseconds: Int32.max) }
+                }
+            }
+        }
+    }
 
     /// Waits (polling, at most 20 s: sanitizers slow everything) until `condition` holds.
     private static func eventually(_ condition: () -> Bool) async -> Bool {
