@@ -237,16 +237,4 @@ struct SerialThreadExecutorTests {
         #expect(seen.shortestWait <= 31)
         #expect(seen.threads.allSatisfy { pthread_equal($0, expected) != 0 })
     }
-
-    @Test("a wait in whole milliseconds never ends before its delay, and is bounded")
-    func waitMilliseconds() {
-        #expect(Duration.zero.waitMilliseconds == 0)
-        #expect(Duration.milliseconds(-5).waitMilliseconds == 0)
-        #expect(Duration.nanoseconds(1).waitMilliseconds == 1)
-        #expect(Duration.milliseconds(1).waitMilliseconds == 1)
-        #expect((Duration.milliseconds(1) + .nanoseconds(1)).waitMilliseconds == 2)
-        #expect(Duration.seconds(5).waitMilliseconds == 5_000)
-        #expect(Duration.seconds(Int64.max / 2).waitMilliseconds == Int32.max)
-        #expect(Duration.seconds(3_000_000).waitMilliseconds == Int32.max)
-    }
 }
